@@ -1,0 +1,3 @@
+from txcript.cli import main
+
+main()

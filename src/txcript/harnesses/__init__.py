@@ -1,0 +1,82 @@
+"""The harness registry: ids, aliases, and lazy access to each harness's implementation.
+
+Harness modules are imported only when asked for, so ``txcript --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from txcript.errors import BadInput, UnknownHarness
+from txcript.harnesses.base import Harness
+
+
+@dataclass(frozen=True)
+class HarnessInfo:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    #: ``module:Class`` of the implementation, or None while it is not implemented.
+    implementation: str | None
+
+
+REGISTRY: tuple[HarnessInfo, ...] = (
+    HarnessInfo(
+        "cursor_desktop",
+        "Cursor desktop",
+        ("cursordesktop", "cursor_ide"),
+        None,
+    ),
+    HarnessInfo("cursor", "Cursor CLI", ("cursor_cli", "cursorcli"), None),
+    HarnessInfo("claude_code", "Claude Code", ("claude", "claudecode"), None),
+    HarnessInfo("codex", "Codex", (), None),
+    HarnessInfo("opencode", "OpenCode", ("open_code",), None),
+    HarnessInfo("gemini", "Gemini CLI", ("gemini_cli",), None),
+    HarnessInfo("pi", "pi", (), None),
+    HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build"), None),
+    HarnessInfo("simple", "Simple document", ("simple_json",), "txcript.harnesses.simple:Simple"),
+    HarnessInfo("common", "Common JSON", (), "txcript.harnesses.common:CommonFormat"),
+)
+_BY_NAME: dict[str, HarnessInfo] = {}
+for _info in REGISTRY:
+    for _name in (_info.id, *_info.aliases):
+        _BY_NAME[_name] = _info
+        _BY_NAME[_name.replace("_", "-")] = _info
+_instances: dict[str, Harness[Any]] = {}
+
+
+def info(name: str) -> HarnessInfo:
+    """Look up a harness by id or alias (trimmed, case-insensitive, ``-`` for ``_``)."""
+    found = _BY_NAME.get(name.strip().lower())
+    if found is None:
+        raise UnknownHarness(name, [i.id for i in REGISTRY])
+    return found
+
+
+def canonical_id(name: str) -> str:
+    return info(name).id
+
+
+def get(name: str) -> Harness[Any]:
+    """The implementation of a harness; :class:`BadInput` if it is known but not built yet."""
+    found = info(name)
+    if found.implementation is None:
+        raise BadInput(f"harness `{found.id}` is not supported yet")
+    harness = _instances.get(found.id)
+    if harness is None:
+        module_name, _, class_name = found.implementation.partition(":")
+        harness = getattr(importlib.import_module(module_name), class_name)()
+        _instances[found.id] = harness
+    return harness
+
+
+def implemented() -> list[Harness[Any]]:
+    """Every implemented harness, in registry order."""
+    return [get(i.id) for i in REGISTRY if i.implementation is not None]
+
+
+def with_stores() -> list[Harness[Any]]:
+    """Implemented harnesses that keep sessions on disk."""
+    return [h for h in implemented() if h.has_store]

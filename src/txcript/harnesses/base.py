@@ -1,0 +1,131 @@
+"""The three layers every harness implements, and the values its store hands back.
+
+* **codec** — ``to_common(native) -> Transcript`` and ``from_common(Transcript) -> native``: pure
+  and deterministic (no clock, no randomness, no I/O).
+* **text form** — ``from_text(str) -> native`` and ``to_text(native) -> str``: the harness's
+  portable text, parsed and rendered without I/O.
+* **store** — ``discover``/``load``/``save``/``delete``/``fingerprints`` over the harness's files or
+  database. Discovery returns cheap metadata only.
+
+``native`` is the harness's faithful record set (its *native body*): everything a same-harness
+round trip needs, including what Common has no field for.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from txcript.model import Transcript
+
+NativeT = TypeVar("NativeT")
+
+
+@dataclass(frozen=True, slots=True)
+class Discovered:
+    """One session found by a store's cheap scan."""
+
+    harness: str
+    reference: str
+    meta_id: str
+    timestamp: datetime
+    title: str | None = None
+    cwd: str | None = None
+    model: str | None = None
+    git_branch: str | None = None
+    updated_at: datetime | None = None
+    message_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """Where a store wrote a session: ``id`` is what the harness resumes by."""
+
+    id: str
+    reference: str
+    location: str
+
+
+class Store(Protocol[NativeT]):
+    root: Path
+
+    def discover(self) -> list[Discovered]: ...
+
+    def load(self, reference: str) -> NativeT: ...
+
+    def save(self, native: NativeT) -> Saved: ...
+
+    def delete(self, reference: str) -> None: ...
+
+    def fingerprints(self, references: Iterable[str]) -> dict[str, str]: ...
+
+    def location(self, reference: str) -> str: ...
+
+
+class Harness(ABC, Generic[NativeT]):
+    """A harness: its identity, codec and text form, and (optionally) its store."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    #: Shown by ``txcript harnesses``; pseudo-formats such as ``common`` are not listed.
+    listed: ClassVar[bool] = True
+    #: Keeps sessions on disk (has a store that ``list`` scans).
+    has_store: ClassVar[bool] = False
+    #: Sessions can be written into its store (``continue --with``).
+    can_write: ClassVar[bool] = False
+
+    # -- codec ----------------------------------------------------------------------------
+    @abstractmethod
+    def to_common(self, native: NativeT) -> Transcript: ...
+
+    @abstractmethod
+    def from_common(self, transcript: Transcript) -> NativeT: ...
+
+    # -- text form ------------------------------------------------------------------------
+    @abstractmethod
+    def from_text(self, text: str) -> NativeT: ...
+
+    @abstractmethod
+    def to_text(self, native: NativeT) -> str: ...
+
+    def sniff(self, document: Any) -> bool:
+        """Is this parsed JSON value a document in this harness's text form?"""
+        return False
+
+    # -- store ----------------------------------------------------------------------------
+    def default_root(self) -> Path | None:
+        """Where this harness keeps its sessions on this machine, or None if it has no store."""
+        return None
+
+    def store(self, root: Path | None = None) -> Store[NativeT] | None:
+        """The store at ``root`` (default: :meth:`default_root`), or None without a store."""
+        return None
+
+    def default_resume_command(self, session_id: str) -> list[str]:
+        return ["txcript"]
+
+    def resume_command(self, session_id: str) -> list[str]:
+        """The argv that resumes ``session_id``; ``TRANSCRIPT_<ID>_RESUME_CMD`` overrides it.
+
+        The template is split on whitespace first, then ``{id}`` is replaced in each token, so an
+        id with spaces stays one argument.
+        """
+        template = os.environ.get(f"TRANSCRIPT_{self.id.upper()}_RESUME_CMD", "")
+        if template.strip():
+            return [token.replace("{id}", session_id) for token in template.split()]
+        return self.default_resume_command(session_id)
+
+
+def home_dir() -> Path | None:
+    """The user's home (``HOME``; on Windows ``USERPROFILE`` first), or None when unset."""
+    if os.name == "nt":
+        profile = os.environ.get("USERPROFILE")
+        if profile:
+            return Path(profile)
+    home = os.environ.get("HOME")
+    return Path(home) if home else None

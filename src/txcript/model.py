@@ -1,0 +1,358 @@
+"""The Common (hub) model every harness maps to and from.
+
+A :class:`Transcript` is session metadata plus an ordered tuple of messages; a message holds typed
+blocks; a tool call holds a typed :data:`Tool`. The JSON wire shape (``{"meta": …, "messages":
+[…]}``) follows the shared Common-model spec exactly: absent optionals are omitted, never
+``null``; blocks are tagged by ``type``; tools are nested and tagged by ``name``; timestamps are
+RFC 3339 UTC with ``Z`` and fractional seconds only when non-zero.
+
+Everything is immutable (frozen msgspec structs, tuples), so a transcript can be shared freely.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, TypeAlias
+
+import msgspec
+from msgspec.structs import force_setattr
+
+from txcript.errors import Malformed
+from txcript.shared.jsonutil import is_uint
+from txcript.shared.timeutil import format_rfc3339
+
+UInt = Annotated[int, msgspec.Meta(ge=0)]
+UtcDateTime = Annotated[datetime, msgspec.Meta(tz=True)]
+
+
+class _Frozen(msgspec.Struct, frozen=True, omit_defaults=True):
+    pass
+
+
+# --------------------------------------------------------------------------------------- meta
+
+
+class Meta(_Frozen, frozen=True):
+    """Session-level metadata. ``id`` is the id the originating harness knows (may be empty)."""
+
+    id: str
+    timestamp: UtcDateTime
+    cwd: str | None = None
+    git_branch: str | None = None
+    title: str | None = None
+    cli_version: str | None = None
+    model: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.timestamp.tzinfo is not UTC:
+            force_setattr(self, "timestamp", self.timestamp.astimezone(UTC))
+
+
+# -------------------------------------------------------------------------------------- tools
+
+
+class Command(_Frozen, frozen=True, tag_field="name", tag="Command", forbid_unknown_fields=True):
+    """A user-typed slash command (``/release``); ``args`` is everything typed after it."""
+
+    command: str
+    args: str | None = None
+
+
+class Read(_Frozen, frozen=True, tag_field="name", tag="Read", forbid_unknown_fields=True):
+    file_path: str
+    offset: UInt | None = None
+    limit: UInt | None = None
+
+
+class Write(_Frozen, frozen=True, tag_field="name", tag="Write", forbid_unknown_fields=True):
+    file_path: str
+    content: str
+
+
+class Edit(_Frozen, frozen=True, tag_field="name", tag="Edit", forbid_unknown_fields=True):
+    file_path: str
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+
+
+class EditSpec(_Frozen, frozen=True, forbid_unknown_fields=True):
+    """One edit of a :class:`MultiEdit`."""
+
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+
+
+class MultiEdit(
+    _Frozen, frozen=True, tag_field="name", tag="MultiEdit", forbid_unknown_fields=True
+):
+    file_path: str
+    edits: tuple[EditSpec, ...]
+
+
+class Bash(_Frozen, frozen=True, tag_field="name", tag="Bash", forbid_unknown_fields=True):
+    command: str
+    workdir: str | None = None
+    timeout_ms: UInt | None = None
+    description: str | None = None
+    run_in_background: bool = False
+
+
+class Raw(_Frozen, frozen=True, tag_field="name", tag="Raw"):
+    """Any tool without a typed schema, or whose input did not fit one: name and input untouched."""
+
+    tool_name: str
+    input: Any
+
+
+Tool: TypeAlias = Command | Read | Write | Edit | MultiEdit | Bash | Raw
+
+
+# ------------------------------------------------------------------------------------- blocks
+
+
+class Text(_Frozen, frozen=True, tag_field="type", tag="text"):
+    text: str
+
+
+class Thinking(_Frozen, frozen=True, tag_field="type", tag="thinking"):
+    text: str
+    signature: str | None = None
+    encrypted: str | None = None
+
+
+class ToolUse(_Frozen, frozen=True, tag_field="type", tag="tool_use"):
+    id: str
+    tool: Tool
+
+
+class ToolResult(_Frozen, frozen=True, tag_field="type", tag="tool_result"):
+    """A tool's answer. ``content`` is a ``str`` (text output) or any other JSON value."""
+
+    tool_use_id: str
+    content: Any
+    is_error: bool = False
+
+    @property
+    def is_text(self) -> bool:
+        return isinstance(self.content, str)
+
+
+class ImageSource(_Frozen, frozen=True):
+    type: str
+    media_type: str
+    data: str
+
+
+class Image(_Frozen, frozen=True, tag_field="type", tag="image"):
+    source: ImageSource
+
+
+class TextSource(_Frozen, frozen=True, tag_field="type", tag="text"):
+    text: str
+    media_type: str | None = None
+
+
+class Base64Source(_Frozen, frozen=True, tag_field="type", tag="base64"):
+    data: str
+    media_type: str | None = None
+
+
+class PathSource(_Frozen, frozen=True, tag_field="type", tag="path"):
+    path: str
+    media_type: str | None = None
+
+
+ArtifactSource: TypeAlias = TextSource | Base64Source | PathSource
+
+
+class ArtifactRef(_Frozen, frozen=True):
+    id: str
+    name: str
+    source: ArtifactSource
+
+
+class Artifact(_Frozen, frozen=True, tag_field="type", tag="artifact"):
+    artifact: ArtifactRef
+
+
+Block: TypeAlias = Text | Thinking | ToolUse | ToolResult | Image | Artifact
+
+
+# ----------------------------------------------------------------------------------- messages
+
+
+class OtherStop(_Frozen, frozen=True):
+    """A stop reason outside the fixed six, kept word for word (``{"other": "…"}``)."""
+
+    other: str
+
+
+StopReason: TypeAlias = (
+    Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "aborted", "error"] | OtherStop
+)
+STOP_REASONS: frozenset[str] = frozenset(
+    ("end_turn", "tool_use", "max_tokens", "stop_sequence", "aborted", "error")
+)
+
+
+class Usage(_Frozen, frozen=True):
+    input_tokens: UInt
+    output_tokens: UInt
+    cache_read_input_tokens: UInt | None = None
+    cache_creation_input_tokens: UInt | None = None
+
+
+Role: TypeAlias = Literal["user", "assistant"]
+
+
+class Message(_Frozen, frozen=True):
+    role: Role
+    content: tuple[Block, ...]
+    timestamp: UtcDateTime
+    model: str | None = None
+    stop_reason: StopReason | None = None
+    usage: Usage | None = None
+
+    def __post_init__(self) -> None:
+        if self.timestamp.tzinfo is not UTC:
+            force_setattr(self, "timestamp", self.timestamp.astimezone(UTC))
+
+
+class Transcript(_Frozen, frozen=True, omit_defaults=False):
+    """A session: metadata plus ordered messages (``messages`` is always written)."""
+
+    meta: Meta
+    messages: tuple[Message, ...] = ()
+
+
+# ------------------------------------------------------------------------------ tool typing
+
+_TYPED_TOOLS: dict[str, type[Read | Write | Edit | MultiEdit | Bash]] = {
+    "Read": Read,
+    "Write": Write,
+    "Edit": Edit,
+    "MultiEdit": MultiEdit,
+    "Bash": Bash,
+}
+_OPTIONAL_STR = ("workdir", "description")
+_OPTIONAL_UINT = ("offset", "limit", "timeout_ms")
+
+
+def _fits(cls: type[msgspec.Struct], data: Any) -> bool:
+    """Does ``data`` match ``cls``'s schema exactly (no unknown keys, right JSON types)?"""
+    if not isinstance(data, dict):
+        return False
+    fields = set(cls.__struct_fields__)
+    required = {f.name for f in msgspec.structs.fields(cls) if f.required}
+    if not required.issubset(data) or not fields.issuperset(data):
+        return False
+    for key, value in data.items():
+        if key in _OPTIONAL_UINT:
+            if value is not None and not is_uint(value):
+                return False
+        elif key in _OPTIONAL_STR:
+            if value is not None and not isinstance(value, str):
+                return False
+        elif key in ("replace_all", "run_in_background"):
+            if not isinstance(value, bool):
+                return False
+        elif key == "edits":
+            if not isinstance(value, list) or not all(_fits(EditSpec, e) for e in value):
+                return False
+        elif not isinstance(value, str):
+            return False
+    return True
+
+
+def type_tool(name: str, tool_input: Any) -> Tool:
+    """Type a ``(name, input)`` call: a typed tool only on an exact schema fit, else :class:`Raw`.
+
+    The input is never modified; whatever does not fit stays Raw with the input as given.
+    """
+    if name.startswith("/"):
+        if (
+            isinstance(tool_input, dict)
+            and set(tool_input) <= {"args"}
+            and isinstance(tool_input.get("args", ""), str | None)
+        ):
+            return Command(command=name, args=tool_input.get("args"))
+        return Raw(tool_name=name, input=tool_input)
+    cls = _TYPED_TOOLS.get(name)
+    if cls is not None and _fits(cls, tool_input):
+        if cls is MultiEdit:
+            edits = tuple(msgspec.convert(e, EditSpec) for e in tool_input["edits"])
+            return MultiEdit(file_path=tool_input["file_path"], edits=edits)
+        return msgspec.convert(tool_input, cls)
+    return Raw(tool_name=name, input=tool_input)
+
+
+def tool_name(tool: Tool) -> str:
+    """The canonical name the tool renders under (``Bash``, ``/release``, a Raw's own name)."""
+    if isinstance(tool, Raw):
+        return tool.tool_name
+    if isinstance(tool, Command):
+        return tool.command
+    return type(tool).__name__
+
+
+def tool_input(tool: Tool) -> Any:
+    """The canonical input: only the present fields of a typed tool; a Raw's input as stored."""
+    if isinstance(tool, Raw):
+        return tool.input
+    if isinstance(tool, Command):
+        return {} if tool.args is None else {"args": tool.args}
+    data: dict[str, Any] = msgspec.to_builtins(tool)
+    data.pop("name", None)
+    if isinstance(tool, MultiEdit):
+        data["edits"] = [msgspec.to_builtins(edit) for edit in tool.edits]
+    return data
+
+
+def render_tool(tool: Tool) -> tuple[str, Any]:
+    return tool_name(tool), tool_input(tool)
+
+
+# ------------------------------------------------------------------------------- JSON wire
+
+_transcript_decoder = msgspec.json.Decoder(Transcript)
+_encoder = msgspec.json.Encoder()
+
+
+def _wire(transcript: Transcript) -> dict[str, Any]:
+    data: dict[str, Any] = msgspec.to_builtins(transcript, builtin_types=(datetime,))
+    data["meta"]["timestamp"] = format_rfc3339(transcript.meta.timestamp)
+    for wire_message, message in zip(data["messages"], transcript.messages, strict=True):
+        wire_message["timestamp"] = format_rfc3339(message.timestamp)
+    return data
+
+
+def to_json(transcript: Transcript, *, indent: int = 0) -> str:
+    """The Common JSON document ``{"meta": …, "messages": […]}``."""
+    encoded = _encoder.encode(_wire(transcript))
+    if indent:
+        encoded = msgspec.json.format(encoded, indent=indent)
+    return encoded.decode("utf-8")
+
+
+def from_json(text: str | bytes) -> Transcript:
+    """Parse a Common JSON document; raise :class:`Malformed` naming what is wrong and where."""
+    try:
+        return _transcript_decoder.decode(text)
+    except msgspec.ValidationError as exc:
+        raise Malformed("common", str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise Malformed("common", f"not valid JSON: {exc}") from None
+
+
+def to_builtins(transcript: Transcript) -> dict[str, Any]:
+    """The Common document as plain Python values (what :func:`to_json` serialises)."""
+    return _wire(transcript)
+
+
+def from_builtins(data: Any) -> Transcript:
+    try:
+        return msgspec.convert(data, Transcript)
+    except msgspec.ValidationError as exc:
+        raise Malformed("common", str(exc)) from None

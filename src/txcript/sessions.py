@@ -1,0 +1,291 @@
+"""Finding sessions: every local store, documents on disk or stdin, and ``REF`` resolution.
+
+A ``REF`` is a session id, a unique id prefix, an exact title, a path to a document (Simple,
+Common JSON, or a harness's native text form), or ``-`` for standard input, optionally followed
+by ``#RANGE``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from txcript import harnesses
+from txcript.diagnostics import warn
+from txcript.errors import BadInput, TxcriptError
+from txcript.fragment import (
+    RangeRequest,
+    Span,
+    check_pairs,
+    resolve,
+    slice_transcript,
+    split_fragment,
+)
+from txcript.harnesses.base import Discovered, Harness
+from txcript.model import Transcript
+from txcript.shared.jsonutil import loads_strict
+
+# ------------------------------------------------------------------------------- discovery
+
+
+def discover(
+    harness_names: Sequence[str] = (),
+    *,
+    cwd: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> list[Discovered]:
+    """Every local session (or those of the named harnesses), newest first by start time.
+
+    A store that cannot be read is skipped with a warning when scanning everything, and is an
+    error when it was asked for by name.
+    """
+    explicit = bool(harness_names)
+    if explicit:
+        chosen = [harnesses.get(name) for name in harness_names]
+        for harness in chosen:
+            if not harness.has_store:
+                raise BadInput(f"{harness.id} has no store to list")
+    else:
+        chosen = harnesses.with_stores()
+    found: list[Discovered] = []
+    for harness in chosen:
+        store = harness.store()
+        if store is None:
+            continue
+        try:
+            found.extend(store.discover())
+        except TxcriptError as exc:
+            if explicit:
+                raise
+            warn(f"skipping {harness.id}: {exc}")
+    found.sort(key=lambda d: d.timestamp, reverse=True)
+    if cwd is not None:
+        found = [d for d in found if d.cwd is not None and is_under(d.cwd, cwd)]
+    if since is not None:
+        found = [d for d in found if d.timestamp >= since]
+    if until is not None:
+        found = [d for d in found if d.timestamp <= until]
+    return found
+
+
+def _canonical(path: str) -> Path:
+    candidate = Path(path).expanduser()
+    try:
+        return candidate.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return candidate
+
+
+def is_under(path: str, directory: str) -> bool:
+    """Is ``path`` the directory or inside it? Compared by component, symlinks resolved."""
+    inner, outer = _canonical(path).parts, _canonical(directory).parts
+    return inner[: len(outer)] == outer
+
+
+# ------------------------------------------------------------------------------- documents
+
+
+@dataclass(frozen=True)
+class Document:
+    """A session read from a file or stdin rather than from a store."""
+
+    harness: Harness[Any]
+    native: Any
+    label: str
+    #: The file stem, for a regular file; fills an empty session id.
+    stem: str | None
+
+
+def _read_bytes(path: str) -> tuple[bytes, str, str | None]:
+    if path == "-":
+        return sys.stdin.buffer.read(), "stdin", None
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise BadInput(f"reading {path}: no such file") from None
+    except OSError as exc:
+        raise BadInput(f"reading {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise BadInput(f"reading {path}: is a directory, not a session document")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise BadInput(f"reading {path}: {exc.strerror or exc}") from None
+    stem = Path(path).stem if stat.S_ISREG(mode) else None
+    return data, path, stem
+
+
+def read_raw(path: str) -> tuple[bytes, str]:
+    """The bytes of a document path (or ``-`` for stdin) and the label errors name it by."""
+    data, label, _ = _read_bytes(path)
+    return data, label
+
+
+def parse_document(
+    data: bytes, label: str, harness_name: str | None = None
+) -> tuple[Harness[Any], Any]:
+    """Parse document bytes as ``harness_name``'s text form, or sniff which format it is."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"reading {label}: not valid UTF-8 (byte {exc.start})") from None
+    if harness_name is not None:
+        harness = harnesses.get(harness_name)
+        return harness, harness.from_text(text)
+    try:
+        value = loads_strict(text)
+    except ValueError as exc:
+        raise BadInput(f"reading {label}: not valid JSON: {exc}") from None
+    for harness in _sniff_order():
+        if harness.sniff(value):
+            return harness, harness.from_text(text)
+    # Nothing recognises it: Simple, the most forgiving format, says precisely what is missing.
+    simple = harnesses.get("simple")
+    return simple, simple.from_text(text)
+
+
+def _sniff_order() -> list[Harness[Any]]:
+    """The interchange formats first: they are what documents usually are."""
+    first = [harnesses.get("common"), harnesses.get("simple")]
+    return first + [h for h in harnesses.implemented() if h not in first]
+
+
+def read_document(path: str, harness_name: str | None = None) -> Document:
+    data, label, stem = _read_bytes(path)
+    harness, native = parse_document(data, label, harness_name)
+    return Document(harness=harness, native=native, label=label, stem=stem)
+
+
+def _is_document_path(path: str) -> bool:
+    if path == "-":
+        return True
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------------------ resolution
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A resolved ``REF``: where it came from, its native body, and the requested range."""
+
+    harness: Harness[Any]
+    native: Any
+    label: str
+    request: RangeRequest | None
+    session: Discovered | None = None
+    document: Document | None = None
+    _transcript: list[Transcript] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def transcript(self) -> Transcript:
+        """The whole session in Common form (computed once)."""
+        if not self._transcript:
+            transcript = self.harness.to_common(self.native)
+            stem = self.document.stem if self.document else None
+            if not transcript.meta.id and stem:
+                meta = msgspec.structs.replace(transcript.meta, id=stem)
+                transcript = msgspec.structs.replace(transcript, meta=meta)
+            self._transcript.append(transcript)
+        return self._transcript[0]
+
+    def span(self) -> Span:
+        count = len(self.transcript.messages)
+        return Span(0, count) if self.request is None else resolve(self.request, count)
+
+    def sliced(self, *, check_tool_pairs: bool) -> tuple[Transcript, Span]:
+        """The transcript cut to the requested range (the whole session without one)."""
+        transcript = self.transcript
+        span = self.span()
+        if self.request is None:
+            return transcript, span
+        if check_tool_pairs:
+            check_pairs(transcript.messages, span)
+        return slice_transcript(transcript, span), span
+
+
+def _scrub(text: str) -> str:
+    return "".join(" " if ord(ch) < 32 or 127 <= ord(ch) < 160 else ch for ch in text)
+
+
+def find_session(source: str, sessions: Iterable[Discovered], scope: str | None) -> Discovered:
+    """Exact id or title first (newest wins), then a unique id prefix."""
+    candidates = list(sessions)
+    for session in candidates:
+        if session.meta_id == source or session.title == source:
+            return session
+    if source:
+        by_id: dict[tuple[str, str], Discovered] = {}
+        for session in candidates:
+            if session.meta_id.startswith(source):
+                by_id.setdefault((session.harness, session.meta_id), session)
+        if len(by_id) == 1:
+            return next(iter(by_id.values()))
+        if len(by_id) > 1:
+            lines = [f"`{_scrub(source)}` prefixes {len(by_id)} session ids — add characters:"]
+            for session in list(by_id.values())[:10]:
+                title = _scrub(session.title or "")
+                lines.append(f"  {session.harness:<12}  {_scrub(session.meta_id)}  {title}")
+            if len(by_id) > 10:
+                lines.append(f"  …and {len(by_id) - 10} more")
+            raise BadInput("\n".join(lines))
+    where = f" {scope}" if scope else ""
+    raise BadInput(f"no local{where} session matches `{_scrub(source)}` (try `txcript list`)")
+
+
+def load_session(session: Discovered) -> tuple[Harness[Any], Any]:
+    harness = harnesses.get(session.harness)
+    store = harness.store()
+    if store is None:
+        raise BadInput(f"{harness.id} has no store on this machine")
+    return harness, store.load(session.reference)
+
+
+def open_reference(reference: str, from_harness: str | None = None) -> Opened:
+    """Resolve a ``REF[#RANGE]`` to a document or a stored session."""
+    if _is_document_path(reference):
+        document = read_document(reference, _document_format(from_harness))
+        return Opened(document.harness, document.native, document.label, None, document=document)
+    source, request = split_fragment(reference)
+    if request is not None and _is_document_path(source):
+        document = read_document(source, _document_format(from_harness))
+        return Opened(document.harness, document.native, document.label, request, document=document)
+    if os.path.isdir(reference):
+        raise BadInput(f"reading {reference}: is a directory, not a session document")
+    scope = harnesses.canonical_id(from_harness) if from_harness else None
+    sessions = discover([scope] if scope else ())
+    if request is not None:
+        whole = [s for s in sessions if reference in (s.meta_id, s.title)]
+        if whole:
+            source, request = reference, None
+    try:
+        session = find_session(source, sessions, scope)
+    except BadInput:
+        if "/" in reference or "\\" in reference:
+            raise BadInput(
+                f"no local session matches `{_scrub(reference)}`, and no such file exists"
+            ) from None
+        raise
+    harness, native = load_session(session)
+    label = f"{session.harness} session {session.meta_id}"
+    return Opened(harness, native, label, request, session=session)
+
+
+def _document_format(from_harness: str | None) -> str | None:
+    """``--from`` names the document's format when given (e.g. a native text form)."""
+    if from_harness is None:
+        return None
+    return harnesses.canonical_id(from_harness)

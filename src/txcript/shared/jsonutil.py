@@ -1,0 +1,78 @@
+"""The JSON conventions every harness shares.
+
+Synthesised documents are written compact with keys sorted, non-ASCII as raw UTF-8: the byte form
+other implementations of these formats produce, so our output compares equal to theirs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+_decoder = msgspec.json.Decoder()
+
+
+def dumps_compact(value: Any) -> str:
+    """Compact, key-sorted JSON with raw UTF-8 (the form every synthesised cell takes)."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def dumps_pretty(value: Any, *, sort_keys: bool = False) -> str:
+    """Two-space indented JSON with raw UTF-8 and no trailing newline."""
+    return json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """Parse one JSON document; raise ``ValueError`` on anything that is not strict JSON.
+
+    ``NaN`` and ``Infinity`` are refused (Python's json module accepts them). msgspec does the work
+    for speed; the stdlib parser is the fallback for the rare document msgspec declines but JSON
+    allows (integers beyond 64 bits).
+    """
+    if not text.strip():
+        raise ValueError("the input is empty")
+    try:
+        return _decoder.decode(text)
+    except msgspec.DecodeError as exc:
+        if "out of range" not in str(exc).lower():
+            raise ValueError(str(exc)) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def try_loads(text: str | bytes | None) -> Any:
+    """Parse JSON, or return ``_INVALID`` when it is not valid JSON."""
+    if text is None:
+        return INVALID
+    try:
+        return loads_strict(text)
+    except ValueError:
+        return INVALID
+
+
+class _Invalid:
+    """Marker for "not valid JSON" (distinct from a JSON ``null``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "INVALID"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+INVALID: Any = _Invalid()
+
+
+def is_uint(value: Any) -> bool:
+    """A JSON non-negative integer that fits u64 (bools are not integers here)."""
+    return type(value) is int and 0 <= value < 2**64

@@ -1,0 +1,81 @@
+"""Timestamps: strict RFC 3339 parsing and the few output forms the formats use."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:\d{2})\Z"
+)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def parse_rfc3339(text: object) -> datetime | None:
+    """Parse an RFC 3339 timestamp that carries an offset; return it in UTC, or None.
+
+    A timestamp without an offset is refused: it names no instant. Digits beyond microseconds are
+    truncated (Python datetimes hold microseconds).
+    """
+    if not isinstance(text, str):
+        return None
+    m = _RFC3339.match(text)
+    if m is None:
+        return None
+    year, month, day, hour, minute, second, frac, zone = m.groups()
+    micro = int((frac or "0")[:6].ljust(6, "0"))
+    if zone in ("Z", "z"):
+        tz = UTC
+    else:
+        sign = 1 if zone[0] == "+" else -1
+        hours, minutes = int(zone[1:3]), int(zone[4:6])
+        if hours > 23 or minutes > 59:
+            return None
+        tz = timezone(sign * timedelta(hours=hours, minutes=minutes))
+    try:
+        value = datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz
+        )
+    except ValueError:
+        return None
+    return value.astimezone(UTC)
+
+
+def _fraction(value: datetime) -> str:
+    micro = value.microsecond
+    if micro == 0:
+        return ""
+    if micro % 1000 == 0:
+        return f".{micro // 1000:03d}"
+    return f".{micro:06d}"
+
+
+def format_rfc3339(value: datetime) -> str:
+    """UTC with ``Z``; fractional seconds only when non-zero, as 3 or 6 digits."""
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(value) + "Z"
+
+
+def format_offset(value: datetime) -> str:
+    """UTC with ``+00:00`` (the ``view`` header form); fraction only when non-zero."""
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(value) + "+00:00"
+
+
+def format_millis(value: datetime) -> str:
+    """UTC with exactly three fractional digits and ``Z``; sub-millisecond digits truncated."""
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S") + f".{value.microsecond // 1000:03d}Z"
+
+
+def from_epoch_ms(ms: int) -> datetime:
+    return EPOCH + timedelta(milliseconds=ms)
+
+
+def to_epoch_ms(value: datetime) -> int:
+    delta = value.astimezone(UTC) - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,67 @@
+"""Every test runs with a private, empty HOME so no real store is ever read or written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+_STORE_OVERRIDES = (
+    "CURSOR_DESKTOP_USER_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "TXCRIPT_DEBUG",
+    "NO_COLOR",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
+    for name in _STORE_OVERRIDES:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+RunCli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def run_cli(isolated_home: Path) -> RunCli:
+    """Run the real ``txcript`` command in a subprocess with the isolated HOME."""
+
+    def run(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> CliResult:
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        done = subprocess.run(
+            [sys.executable, "-m", "txcript", *args],
+            input=stdin if stdin is not None else b"",
+            capture_output=True,
+            env=full_env,
+            timeout=120,
+        )
+        return CliResult(
+            done.returncode,
+            done.stdout.decode("utf-8", "replace"),
+            done.stderr.decode("utf-8", "replace"),
+        )
+
+    return run
