@@ -165,7 +165,8 @@ def test_unknown_harness_and_unknown_command_are_usage_errors(run_cli: RunCli) -
 def test_harnesses_json_lists_the_implemented_ones(run_cli: RunCli) -> None:
     rows = json.loads(run_cli("harnesses", "--json").stdout)
     by_id = {row["id"]: row for row in rows}
-    assert "simple" in by_id and "common" not in by_id
+    assert {"simple", "cursor_desktop"} <= set(by_id) and "common" not in by_id
+    assert by_id["cursor_desktop"]["read"] is True
     assert set(rows[0]) == {"id", "name", "read", "write", "root"}
     assert by_id["simple"]["root"] is None
     assert by_id["simple"]["write"] is False

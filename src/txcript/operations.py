@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from txcript import harnesses, view
-from txcript.errors import BadInput
+from txcript.errors import BadInput, Unconvertible
 from txcript.harnesses.base import Discovered
 from txcript.model import to_json
-from txcript.sessions import discover, open_reference, parse_document
-from txcript.shared.timeutil import format_rfc3339
+from txcript.sessions import discover, find_session, open_reference, parse_document
+from txcript.shared.timeutil import format_rfc3339, now
 
 EXPORT_FORMATS = ("simple", "common", "native")
 
@@ -106,3 +110,173 @@ def convert_document(data: bytes, label: str, from_harness: str, to_harness: str
 
 def _with_newline(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
+
+
+@dataclass(frozen=True)
+class Continued:
+    """What ``continue`` did: where the copy lives and how to resume it."""
+
+    source_harness: str
+    harness: str
+    id: str
+    location: str
+    resume_command: list[str]
+    #: Where to launch the harness; None means the current directory.
+    launch_cwd: Path | None
+    #: False when the session is resumed in place (nothing was written).
+    written: bool
+    notes: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "harness": self.harness,
+            "id": self.id,
+            "location": self.location,
+            "resume_command": self.resume_command,
+        }
+
+
+def _rehome(cwd: str | None, explicit: str | None) -> tuple[str, tuple[str, ...]]:
+    """The cwd of a live-store copy: ``--cwd``, else the recorded one if it exists here, else ``.``.
+
+    Stores shard sessions by cwd, and a copy filed under a directory that does not exist on this
+    machine is invisible when the harness is launched from the current project.
+    """
+    if explicit is not None:
+        return str(Path(explicit).resolve()), ()
+    here = str(Path.cwd())
+    if not cwd:
+        return here, (f"the session has no working directory; using {here}",)
+    if not Path(cwd).is_dir():
+        return here, (f"session cwd `{cwd}` does not exist here; using {here}",)
+    return cwd, ()
+
+
+def continue_session(
+    reference: str,
+    *,
+    with_harness: str | None = None,
+    from_harness: str | None = None,
+    cwd: str | None = None,
+    out: str | None = None,
+    force: bool = False,
+) -> Continued:
+    """Write a copy of a session (or range) into a harness's store; the source is never modified.
+
+    Without ``out`` the copy gets a fresh id and start time (so it can never overwrite the source)
+    and a cwd that exists on this machine. With ``out`` it is a faithful export into ``out`` as the
+    target's store root: id, start time and cwd are kept.
+    """
+    opened = open_reference(reference, from_harness)
+    if opened.document is not None:
+        if with_harness is None:
+            raise BadInput(
+                "a session document has no harness of its own to resume; pass --with <harness> "
+                "(e.g. --with claude_code)"
+            )
+        if from_harness is not None and opened.harness.id in ("simple", "common"):
+            raise BadInput(
+                "--from scopes the search for a local session; a document is its own input "
+                "and takes --with only"
+            )
+    target = harnesses.get(with_harness) if with_harness else opened.harness
+    session = opened.session
+    if (
+        session is not None
+        and target.id == opened.harness.id
+        and opened.request is None
+        and out is None
+        and cwd is None
+    ):
+        launch_dir, launch_notes = _launch_dir(session.cwd)
+        return Continued(
+            opened.harness.id,
+            target.id,
+            session.meta_id,
+            opened.label,
+            target.resume_command(session.meta_id),
+            launch_dir,
+            written=False,
+            notes=launch_notes,
+        )
+    if target.id == "simple":
+        raise Unconvertible(
+            "simple",
+            "simple is an interchange input; sessions are continued from Simple documents, "
+            "not written into them (use `txcript export` to write one)",
+        )
+    if not target.can_write:
+        raise Unconvertible(target.id, f"writing {target.name} sessions is not supported yet")
+    transcript, _ = opened.sliced(check_tool_pairs=True)
+    meta = transcript.meta
+    notes: tuple[str, ...] = ()
+    if out is None:
+        new_cwd, notes = _rehome(meta.cwd, cwd)
+        meta = msgspec.structs.replace(
+            meta, id=target.new_session_id(), timestamp=now(), cwd=new_cwd
+        )
+    else:
+        if cwd is not None:
+            meta = msgspec.structs.replace(meta, cwd=str(Path(cwd).resolve()))
+        if not meta.id:
+            meta = msgspec.structs.replace(meta, id=target.new_session_id())
+    transcript = msgspec.structs.replace(transcript, meta=meta)
+    store = target.store(Path(out) if out is not None else None)
+    if store is None:
+        raise Unconvertible(target.id, "it has no store on this machine (is HOME set?)")
+    saved = store.save(target.from_common(transcript), force=force)
+    launch_dir = Path(meta.cwd) if meta.cwd and Path(meta.cwd).is_dir() else None
+    return Continued(
+        opened.harness.id,
+        target.id,
+        saved.id,
+        saved.location,
+        target.resume_command(saved.id),
+        launch_dir,
+        written=True,
+        notes=notes,
+    )
+
+
+def _launch_dir(cwd: str | None) -> tuple[Path | None, tuple[str, ...]]:
+    if cwd and Path(cwd).is_dir():
+        return Path(cwd), ()
+    if cwd:
+        return None, (f"session cwd `{cwd}` no longer exists; resuming from the current directory",)
+    return None, ()
+
+
+def delete_session(reference: str, from_harness: str, *, force: bool = False) -> Discovered:
+    """Remove one session from its store (the store backs up first where it can)."""
+    harness = harnesses.get(from_harness)
+    sessions = discover([harness.id])
+    session = find_session(reference, sessions, harness.id)
+    store = harness.store()
+    if store is None:
+        raise BadInput(f"{harness.id} has no store on this machine")
+    store.delete(session.reference, force=force)
+    return session
+
+
+def resolve_for_delete(reference: str, from_harness: str) -> Discovered:
+    """The session ``delete`` would remove (for the confirmation prompt)."""
+    harness = harnesses.get(from_harness)
+    return find_session(reference, discover([harness.id]), harness.id)
+
+
+def list_backups() -> list[Any]:
+    from txcript import backups
+
+    return backups.list_backups()
+
+
+def restore_backup(backup_id: str, *, force: bool = False) -> tuple[Any, Any]:
+    """Restore a backup over its database; returns (restored backup, backup of replaced state)."""
+    from txcript import backups
+
+    backup = backups.find(backup_id)
+    harness = harnesses.get(backup.harness)
+    guard = getattr(harness, "refuse_while_running", None)
+    if guard is not None and not force:
+        guard()
+    return backup, backups.restore(backup)

@@ -14,6 +14,7 @@ round trip needs, including what Common has no field for.
 from __future__ import annotations
 
 import os
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -58,9 +59,12 @@ class Store(Protocol[NativeT]):
 
     def load(self, reference: str) -> NativeT: ...
 
-    def save(self, native: NativeT) -> Saved: ...
+    def save(self, native: NativeT, *, force: bool = False) -> Saved:
+        """Write a session where the harness finds it. ``force`` overrides a store's refusal to
+        write while its app is running (file stores have none and ignore it)."""
+        ...
 
-    def delete(self, reference: str) -> None: ...
+    def delete(self, reference: str, *, force: bool = False) -> None: ...
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]: ...
 
@@ -108,6 +112,10 @@ class Harness(ABC, Generic[NativeT]):
 
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["txcript"]
+
+    def new_session_id(self) -> str:
+        """A fresh id for a copy written into this harness's store (a UUIDv4 by default)."""
+        return str(uuid.uuid4())
 
     def resume_command(self, session_id: str) -> list[str]:
         """The argv that resumes ``session_id``; ``TRANSCRIPT_<ID>_RESUME_CMD`` overrides it.

@@ -24,6 +24,13 @@ def dumps_pretty(value: Any, *, sort_keys: bool = False) -> str:
     return json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -42,10 +49,12 @@ def loads_strict(text: str | bytes) -> Any:
     except msgspec.DecodeError as exc:
         if "out of range" not in str(exc).lower():
             raise ValueError(str(exc)) from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError) as exc:
-        raise ValueError(str(exc)) from None
+        raise ValueError(str(exc) or "nested too deeply") from None
 
 
 def try_loads(text: str | bytes | None) -> Any:

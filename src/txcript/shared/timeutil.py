@@ -41,6 +41,14 @@ def parse_rfc3339(text: object) -> datetime | None:
     return value.astimezone(UTC)
 
 
+def _seconds(value: datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SS`` with a four-digit year (strftime does not pad years < 1000)."""
+    return (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+    )
+
+
 def _fraction(value: datetime) -> str:
     micro = value.microsecond
     if micro == 0:
@@ -53,19 +61,19 @@ def _fraction(value: datetime) -> str:
 def format_rfc3339(value: datetime) -> str:
     """UTC with ``Z``; fractional seconds only when non-zero, as 3 or 6 digits."""
     value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(value) + "Z"
+    return _seconds(value) + _fraction(value) + "Z"
 
 
 def format_offset(value: datetime) -> str:
     """UTC with ``+00:00`` (the ``view`` header form); fraction only when non-zero."""
     value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(value) + "+00:00"
+    return _seconds(value) + _fraction(value) + "+00:00"
 
 
 def format_millis(value: datetime) -> str:
     """UTC with exactly three fractional digits and ``Z``; sub-millisecond digits truncated."""
     value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S") + f".{value.microsecond // 1000:03d}Z"
+    return _seconds(value) + f".{value.microsecond // 1000:03d}Z"
 
 
 def from_epoch_ms(ms: int) -> datetime:

@@ -1,0 +1,59 @@
+"""Cursor desktop: agent sessions ("composers") kept in the app's global ``state.vscdb``.
+
+Layers: :mod:`.codec` (native body ↔ Common), :mod:`.text` (the portable JSON text form),
+:mod:`.store` (the SQLite database). :mod:`.native` defines the body they share.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from txcript.harnesses.base import Harness
+from txcript.harnesses.cursor_desktop.native import CursorSession
+from txcript.model import Transcript
+
+
+class CursorDesktop(Harness[CursorSession]):
+    id = "cursor_desktop"
+    name = "Cursor desktop"
+    has_store = True
+
+    def to_common(self, native: CursorSession) -> Transcript:
+        from txcript.harnesses.cursor_desktop import codec
+
+        return codec.to_common(native)
+
+    def from_common(self, transcript: Transcript) -> CursorSession:
+        from txcript.harnesses.cursor_desktop import codec
+
+        return codec.from_common(transcript)
+
+    def from_text(self, text: str) -> CursorSession:
+        from txcript.harnesses.cursor_desktop import text as text_form
+
+        return text_form.from_text(text)
+
+    def to_text(self, native: CursorSession) -> str:
+        from txcript.harnesses.cursor_desktop import text as text_form
+
+        return text_form.to_text(native)
+
+    def sniff(self, document: Any) -> bool:
+        from txcript.harnesses.cursor_desktop import text as text_form
+
+        return text_form.sniff(document)
+
+    def default_root(self) -> Path | None:
+        from txcript.harnesses.cursor_desktop import store
+
+        return store.default_root()
+
+    def store(self, root: Path | None = None) -> Any:
+        from txcript.harnesses.cursor_desktop import store
+
+        root = root if root is not None else store.default_root()
+        return None if root is None else store.CursorDesktopStore(root)
+
+    def default_resume_command(self, session_id: str) -> list[str]:
+        return ["cursor"]

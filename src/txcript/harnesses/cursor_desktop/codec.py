@@ -1,0 +1,400 @@
+"""Cursor desktop codec: the native body (:class:`CursorSession`) ↔ Common.
+
+Reading (:func:`to_common`) handles every storage generation seen so far, choosing by shape, not by
+version number:
+
+* **≈0.45** — messages inline in ``composerData.conversation[]`` (array order, no bubble rows, no
+  ``createdAt``; assistant entries carry ``timingInfo``);
+* **≈0.50** — ``bubbleId:`` rows with ``_v`` 2, where every non-tool bubble carries a placeholder
+  ``toolFormerData`` without a ``name`` (not a call), ``params`` occasionally an object, older
+  tool names (``run_terminal_cmd``, ``read_file`` …) and no ``createdAt``;
+* **1.7.x** (``_v`` 3, ``createdAt``, ``modelInfo`` ``"default"``), **3.7.x** (heads in the
+  ``ItemTable``) and **3.16+** (the ``composerHeaders`` table) — the shapes of the format note.
+
+Bubbles are ordered by ``composerData.fullConversationHeadersOnly[].bubbleId`` (row order when
+that list has no string ids); listed ids without a row and repeated ids are skipped; rows the list
+does not name stay native only; when two rows share an id the later row's document wins. Rows
+that are not JSON objects, bubbles of unknown ``type`` and keys of any shape never fail a read.
+
+Folding: a user bubble (``type`` 1) closes the open assistant message and, when its ``text`` is
+not blank, becomes a user message with one Text block. Consecutive assistant bubbles (``type`` 2)
+fold into one message holding, per bubble, Thinking (non-blank ``thinking.text``), Text
+(non-blank ``text``) and a ToolUse (``toolFormerData`` with a non-empty ``name``); a call closes
+the message and its result follows as a user message. Model: the group's last ``modelInfo`` that
+is not ``"default"``; usage: its last non-zero ``tokenCount`` (never summed). Ids are folded onto
+``[A-Za-z0-9_-]`` (one ``_`` per other code point); a missing id becomes
+``uuid5(NS, "<meta.id>:<messages emitted so far>:call")``.
+
+Status policy (``toolFormerData.status``, matched exactly):
+
+* ``completed`` → a result, ``is_error`` false — unless ``userDecision`` is ``"rejected"`` (≈0.50
+  stores a user-rejected command as ``completed`` with result ``{"rejected":true}``), then true.
+  Non-zero exit codes and ``additionalData.status`` do **not** make it an error: the exit code
+  stays visible in the result, and ``additionalData.status`` is unreliable (a 1.7 background
+  command that ran is ``completed`` with ``additionalData.status: "cancelled"``).
+* ``error`` → a result with ``is_error`` true.
+* ``cancelled`` (≈0.50), ``canceled``, ``rejected``, ``aborted``, or any status with
+  ``userDecision: "rejected"`` → an error result, so the call/result pair stays closed when the
+  conversation goes on (a dangling call mid-conversation breaks resume in Anthropic-style
+  harnesses). Its content is the call's own output if it has one, else the text "The tool call
+  was cancelled; it produced no result." (or "rejected").
+* ``started``, a missing status, and every other value (``Completed``, ``pending`` …) → no
+  result: the call is in flight, as in the reference implementation.
+
+The result content is ``result`` (a string: its JSON value when it parses as strict JSON other
+than ``null`` — NaN/Infinity are not JSON — else the text itself); when ``result`` is absent, the
+``error`` string (≈0.50 error calls), else ``additionalData`` (3.7 searches), else ``""``.
+
+Times: a bubble's ``createdAt`` (RFC 3339, any offset, to UTC); else
+``timingInfo.clientRpcSendTime`` (ms epoch; ≈0.45/≈0.50); else the previous bubble's time; else
+the session time. An assistant message takes its first bubble's time; a result message its call
+bubble's time.
+
+Dropped on read, on purpose: ``richText`` and ``context`` (the plain ``text`` is the prompt),
+blank texts, signature-only thinking (no readable text), ``rawArgs`` once ``params`` parsed,
+native params a typed tool has no field for (``charsLimit``, sandbox policies …), the ``tool``
+number, ``capabilityType``, checkpoints and every aux row (they stay in the native body), and the
+≈0.50 ``lastTerminalCwd`` (reading it would make discovery parse bubbles; see
+:func:`derive_meta`).
+
+Writing (:func:`from_common`) lives in :mod:`.write`; tool mapping in :mod:`.tools`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from txcript.harnesses.cursor_desktop import tools
+from txcript.harnesses.cursor_desktop.native import CursorSession
+from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
+from txcript.harnesses.cursor_desktop.write import from_common
+from txcript.model import (
+    Block,
+    Message,
+    Meta,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Transcript,
+    Usage,
+)
+from txcript.shared.ids import uuid5
+from txcript.shared.jsonutil import is_uint
+from txcript.shared.timeutil import from_epoch_ms, now, parse_rfc3339
+
+__all__ = [
+    "COMPOSER_FIELD_PATHS",
+    "composer_fields",
+    "derive_meta",
+    "from_common",
+    "to_common",
+]
+
+_MISSING: Any = object()
+
+#: The composerData values :func:`derive_meta` uses, by the key it expects them under, with their
+#: JSON path (object keys and array indexes). The same paths in SQLite ``json_extract`` syntax:
+#: ``$.name``, ``$.subtitle``, ``$.createdAt``, ``$.modelConfig.modelName``,
+#: ``$.workspaceIdentifier.uri.fsPath``, ``$.agentLocation.environment.uri.fsPath``,
+#: ``$.trackedGitRepos[0].repoPath``.
+COMPOSER_FIELD_PATHS: dict[str, tuple[str | int, ...]] = {
+    "name": ("name",),
+    "subtitle": ("subtitle",),
+    "createdAt": ("createdAt",),
+    "modelName": ("modelConfig", "modelName"),
+    "workspacePath": ("workspaceIdentifier", "uri", "fsPath"),
+    "agentLocationPath": ("agentLocation", "environment", "uri", "fsPath"),
+    "gitRepoPath": ("trackedGitRepos", 0, "repoPath"),
+}
+_CWD_PATHS: tuple[tuple[str | int, ...], ...] = (
+    COMPOSER_FIELD_PATHS["workspacePath"],
+    COMPOSER_FIELD_PATHS["agentLocationPath"],
+    COMPOSER_FIELD_PATHS["gitRepoPath"],
+)
+
+
+def _get(document: Any, path: Sequence[str | int]) -> Any:
+    """The value at ``path``, or ``_MISSING`` when some step does not exist."""
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(document, list) or step >= len(document):
+                return _MISSING
+        elif not isinstance(document, dict) or step not in document:
+            return _MISSING
+        document = document[step]
+    return document
+
+
+def _ms_time(value: Any) -> datetime | None:
+    """A positive integer ms epoch (floats truncated) as a UTC datetime, or None."""
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        value = int(value)
+    if not is_uint(value) or value == 0:
+        return None
+    try:
+        return from_epoch_ms(value)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _model_name(value: Any) -> str | None:
+    """A model name, or None for a non-string, ``""``, or the picker placeholder ``"default"``."""
+    return value if isinstance(value, str) and value not in ("", "default") else None
+
+
+# ------------------------------------------------------------------------------------ meta
+
+
+def composer_fields(composer: Any) -> dict[str, Any]:
+    """Extract from a parsed ``composerData`` document the values :func:`derive_meta` needs.
+
+    Keys are those of :data:`COMPOSER_FIELD_PATHS`; a value is included only when its path
+    exists. A non-object document gives ``{}``.
+    """
+    if not isinstance(composer, dict):
+        return {}
+    found = {key: _get(composer, path) for key, path in COMPOSER_FIELD_PATHS.items()}
+    return {key: value for key, value in found.items() if value is not _MISSING}
+
+
+def _title(candidates: Iterable[Any]) -> str | None:
+    for value in candidates:
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _cwd(head: Any, fields: dict[str, Any]) -> str | None:
+    # The head's pointers in order; the first one present decides, even when it is unusable
+    # (a present but empty fsPath means "no folder", not "look elsewhere").
+    for path in _CWD_PATHS:
+        value = _get(head, path)
+        if value is not _MISSING:
+            return value if isinstance(value, str) and value else None
+    for key in ("workspacePath", "agentLocationPath", "gitRepoPath"):
+        value = fields.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def derive_meta(
+    session_id: str,
+    created_at_ms: int,
+    head: Any,
+    composer_fields: dict[str, Any],
+) -> Meta:
+    """The session's Meta, from values discovery can extract without reading message bodies.
+
+    Discovery and load both call this, so they agree. Arguments:
+
+    * ``session_id`` — the composer id (the store reference, or the head's ``composerId``);
+    * ``created_at_ms`` — the ``createdAt`` header column in ms (0 when unknown);
+    * ``head`` — the parsed head document (``composerHeaders.value``, an ``ItemTable``
+      ``allComposers`` entry, or the synthesised ``{"type":"head",…}``); anything that is not a
+      JSON object counts as an empty head;
+    * ``composer_fields`` — the composerData values named in :data:`COMPOSER_FIELD_PATHS`
+      (``name``, ``subtitle``, ``createdAt``, ``modelName``, ``workspacePath``,
+      ``agentLocationPath``, ``gitRepoPath``), e.g. from :func:`composer_fields`; missing keys
+      and ``None`` values count as absent, wrongly-typed values are ignored;
+
+    Rules: ``timestamp`` = ``created_at_ms`` when > 0, else composerData ``createdAt``, else now.
+    ``title`` = the first non-blank string of head ``name``, head ``subtitle``, composerData
+    ``name``, composerData ``subtitle``, trimmed. ``cwd`` = head
+    ``workspaceIdentifier.uri.fsPath``, ``agentLocation.environment.uri.fsPath``,
+    ``trackedGitRepos[0].repoPath``: the first that is present decides (a present ``""`` gives
+    None); when the head has none of them, the first non-empty of composerData's same three
+    (older heads carry no workspace). ``model`` = composerData ``modelConfig.modelName``;
+    ``"default"`` (the picker's "auto") and ``""`` name no model. Bubbles are deliberately not
+    consulted: discovery never reads message bodies, and Meta must be the same from discovery
+    and from a load (each message still carries the model its bubbles name). No branch or CLI
+    version exists.
+    """
+    timestamp = _ms_time(created_at_ms) or _ms_time(composer_fields.get("createdAt")) or now()
+    head_title = (_get(head, ("name",)), _get(head, ("subtitle",)))
+    title = _title((*head_title, composer_fields.get("name"), composer_fields.get("subtitle")))
+    model = _model_name(composer_fields.get("modelName"))
+    return Meta(
+        id=session_id,
+        timestamp=timestamp,
+        cwd=_cwd(head, composer_fields),
+        title=title,
+        model=model,
+    )
+
+
+# -------------------------------------------------------------------------------- ordering
+
+
+def _parsed_rows(session: CursorSession) -> list[tuple[str, dict[str, Any]]]:
+    """``(identity, document)`` of every bubble row that is a JSON object, in row order."""
+    rows = []
+    for row in session.bubbles:
+        document = tools.parse_json(row.value)
+        if isinstance(document, dict):
+            bubble_id = document.get("bubbleId")
+            rows.append((bubble_id if isinstance(bubble_id, str) else row.key, document))
+    return rows
+
+
+def _ordered(rows: list[tuple[str, dict[str, Any]]], composer: Any) -> list[dict[str, Any]]:
+    documents: dict[str, dict[str, Any]] = {}
+    row_order: list[str] = []
+    for identity, document in rows:
+        if identity not in documents:
+            row_order.append(identity)
+        documents[identity] = document
+    headers = _get(composer, ("fullConversationHeadersOnly",))
+    listed = [
+        entry["bubbleId"]
+        for entry in (headers if isinstance(headers, list) else [])
+        if isinstance(entry, dict) and isinstance(entry.get("bubbleId"), str)
+    ]
+    ordered, seen = [], set()
+    for identity in listed or row_order:
+        if identity in documents and identity not in seen:
+            seen.add(identity)
+            ordered.append(documents[identity])
+    return ordered
+
+
+def _inline_conversation(composer: Any) -> list[dict[str, Any]] | None:
+    """The ≈0.45 inline ``conversation[]`` entries, or None when the session uses bubble rows."""
+    conversation = _get(composer, ("conversation",))
+    if isinstance(conversation, list) and conversation:
+        return [entry for entry in conversation if isinstance(entry, dict)]
+    return None
+
+
+# --------------------------------------------------------------------------------- folding
+
+
+@dataclass
+class _Open:
+    """The assistant message being folded."""
+
+    timestamp: datetime
+    blocks: list[Block] = field(default_factory=list)
+    model: str | None = None
+    usage: Usage | None = None
+
+
+def _usage(bubble: dict[str, Any]) -> Usage | None:
+    counts = bubble.get("tokenCount")
+    if not isinstance(counts, dict):
+        return None
+    tokens: list[int] = []
+    for key in ("inputTokens", "outputTokens"):
+        value = counts.get(key)
+        tokens.append(value if isinstance(value, int) and is_uint(value) else 0)
+    return Usage(input_tokens=tokens[0], output_tokens=tokens[1]) if any(tokens) else None
+
+
+class _Folder:
+    def __init__(self, meta: Meta) -> None:
+        self.meta = meta
+        self.messages: list[Message] = []
+        self.open: _Open | None = None
+        self.last_time: datetime | None = None
+
+    def time_of(self, bubble: dict[str, Any]) -> datetime:
+        created = bubble.get("createdAt")
+        found = parse_rfc3339(created) if isinstance(created, str) else _ms_time(created)
+        if found is None:
+            found = _ms_time(_get(bubble, ("timingInfo", "clientRpcSendTime")))
+        if found is None:
+            found = self.last_time or self.meta.timestamp
+        self.last_time = found
+        return found
+
+    def close(self) -> None:
+        if self.open is not None and self.open.blocks:
+            self.messages.append(
+                Message(
+                    role="assistant",
+                    content=tuple(self.open.blocks),
+                    timestamp=self.open.timestamp,
+                    model=self.open.model,
+                    usage=self.open.usage,
+                )
+            )
+        self.open = None
+
+    def user(self, bubble: dict[str, Any], timestamp: datetime) -> None:
+        self.close()
+        text = bubble.get("text")
+        if isinstance(text, str) and text.strip():
+            self.messages.append(Message(role="user", content=(Text(text),), timestamp=timestamp))
+
+    def assistant(self, bubble: dict[str, Any], timestamp: datetime) -> None:
+        if self.open is None:
+            self.open = _Open(timestamp=timestamp)
+        group = self.open
+        group.model = _model_name(_get(bubble, ("modelInfo", "modelName"))) or group.model
+        group.usage = _usage(bubble) or group.usage
+        thinking = _get(bubble, ("thinking", "text"))
+        if isinstance(thinking, str) and thinking.strip():
+            signature = _get(bubble, ("thinking", "signature"))
+            group.blocks.append(
+                Thinking(thinking, signature if isinstance(signature, str) and signature else None)
+            )
+        text = bubble.get("text")
+        if isinstance(text, str) and text.strip():
+            group.blocks.append(Text(text))
+        tool_former = bubble.get("toolFormerData")
+        if isinstance(tool_former, dict) and tools.is_call(tool_former):
+            self.call(tool_former, timestamp)
+
+    def call(self, tool_former: dict[str, Any], timestamp: datetime) -> None:
+        assert self.open is not None
+        raw_id = tool_former.get("toolCallId")
+        if isinstance(raw_id, str) and raw_id:
+            call_id = tools.sanitize_call_id(raw_id)
+        else:
+            call_id = uuid5(NAMESPACE, f"{self.meta.id}:{len(self.messages)}:call")
+        self.open.blocks.append(ToolUse(call_id, tools.read_tool(tool_former)))
+        self.close()
+        outcome = tools.read_outcome(tool_former)
+        if outcome is not None:
+            result = ToolResult(tool_use_id=call_id, content=outcome[0], is_error=outcome[1])
+            self.messages.append(Message(role="user", content=(result,), timestamp=timestamp))
+
+    def fold(self, bubbles: Iterable[dict[str, Any]]) -> tuple[Message, ...]:
+        for bubble in bubbles:
+            kind = bubble.get("type")
+            if type(kind) is not int or kind not in (1, 2):
+                continue
+            timestamp = self.time_of(bubble)
+            if kind == 1:
+                self.user(bubble, timestamp)
+            else:
+                self.assistant(bubble, timestamp)
+        self.close()
+        return tuple(self.messages)
+
+
+def _session_id(session: CursorSession, head: Any) -> str:
+    if session.reference:
+        return session.reference
+    composer_id = _get(head, ("composerId",))
+    return composer_id if isinstance(composer_id, str) else ""
+
+
+def to_common(session: CursorSession) -> Transcript:
+    """Read a native session as Common. Never fails; see the module docstring for the rules."""
+    head = tools.parse_json(session.header)
+    composer = None if session.composer_data is None else tools.parse_json(session.composer_data)
+    rows = _parsed_rows(session)
+    meta = derive_meta(
+        _session_id(session, head),
+        session.created_at,
+        head,
+        composer_fields(composer),
+    )
+    inline = _inline_conversation(composer)
+    bubbles = inline if inline is not None else _ordered(rows, composer)
+    return Transcript(meta=meta, messages=_Folder(meta).fold(bubbles))

@@ -1,0 +1,608 @@
+"""The Cursor desktop store: sessions in the app's global ``state.vscdb`` (read side).
+
+**Where.** The root is the app's ``User`` directory (:func:`default_root`); every session lives in
+``<root>/globalStorage/state.vscdb``. :mod:`.database` opens it without disturbing the app.
+
+**Which sessions.** A session (composer) exists when the database has a head for it or a
+``composerData:<cid>`` row (even a NULL one). Heads come from, best first: a ``composerHeaders``
+row (3.16+), an entry of the ``ItemTable`` key ``composer.composerHeaders`` (3.7.x), or a head
+synthesised from the composer id (≈0.45–1.7 record none). Every source is consulted, so a
+database mid-migration, an empty header table, or a header row with a NULL id never hides
+sessions recorded elsewhere. A session is *listed* only when it has a message: a non-NULL
+``bubbleId:<cid>:`` row, or a non-empty inline ``composerData.conversation`` (≈0.45). Listing is
+newest first: header ``recency``, else the head's (or composerData's) ``createdAt``; unknown last.
+
+**Cheap discovery.** One SQL statement (plus one read of the 3.7 ItemTable index, when present),
+in one read transaction. Bubble ownership is an existence test on a key *range*
+(``key >= 'bubbleId:<cid>:' AND key < 'bubbleId:<cid>;'``) over the unique key index, never
+``LIKE``. ``composerData`` is not shipped to Python: SQLite extracts the fields the metadata
+needs (:data:`codec.COMPOSER_FIELD_PATHS`) with ``json_type``/``json_extract`` behind
+``json_valid``. Bubble bodies are never read.
+
+**Load.** Every cell is the exact text Cursor stored (``CAST(value AS TEXT)``); NULL rows and
+cells that are not UTF-8 are dropped. Bubbles are the exact key range in rowid order. Aux rows
+are the rows keyed ``<kind>:<cid>`` or ``<kind>:<cid>:…`` for every kind except ``bubbleId``,
+``composerData`` and ``agentKv``, matched exactly (see :data:`_AUX_SQL`), in rowid order.
+
+Header rows are read leniently, where the reference discards the whole row when one column has
+the wrong storage class: a TEXT or UTF-8 BLOB ``value`` is kept as the head; integer columns
+holding a REAL (``recency REAL``) or decimal TEXT are converted; an unusable column becomes 0/NULL
+on its own. Only a NULL or non-text ``value`` makes the head fall back to the ItemTable entry or a
+synthesised head (the row's columns are still used). Columns txcript does not model
+(``subagentTypeName`` …) are carried in ``extra_columns``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from txcript.errors import BadInput, StoreUnreadable, TxcriptError, Unconvertible
+from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.cursor_desktop import codec, database, tools
+from txcript.harnesses.cursor_desktop.database import InvalidText, Schema
+from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
+
+HARNESS = "cursor_desktop"
+ENV_OVERRIDE = "CURSOR_DESKTOP_USER_DIR"
+DEFAULT_BUSY_TIMEOUT = 5.0
+#: ``ItemTable`` key of the 3.7.x head index: ``{"allComposers": [head, …]}``.
+ITEM_HEADERS_KEY = "composer.composerHeaders"
+
+SqlValue = str | int | float | bytes | None
+_MISSING: Any = object()
+
+#: composerData values discovery extracts: the codec's metadata fields plus the two times a
+#: head without a header row takes its columns from.
+_COMPOSER_PATHS: dict[str, tuple[str | int, ...]] = {
+    **codec.COMPOSER_FIELD_PATHS,
+    " createdAt": ("createdAt",),
+    " lastUpdatedAt": ("lastUpdatedAt",),
+}
+
+
+# ------------------------------------------------------------------------------------ locations
+
+
+def root_for(system: str, home: Path) -> Path:
+    """The app's ``User`` directory under ``home`` on ``system`` (a ``sys.platform`` value)."""
+    if system == "darwin":
+        return home / "Library" / "Application Support" / "Cursor" / "User"
+    if system in ("win32", "cygwin"):
+        return home / "AppData" / "Roaming" / "Cursor" / "User"
+    return home / ".config" / "Cursor" / "User"
+
+
+def default_root() -> Path | None:
+    """``$CURSOR_DESKTOP_USER_DIR`` when set and non-empty, else the per-OS default, else None."""
+    override = os.environ.get(ENV_OVERRIDE)
+    if override:
+        return Path(override)
+    home = home_dir()
+    return None if home is None else root_for(sys.platform, home)
+
+
+# ------------------------------------------------------------------------------------ cells
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _text(value: object) -> str | None:
+    """A cell as text: TEXT as is, a UTF-8 BLOB decoded; anything else (or bad UTF-8) None."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def _integer(value: object) -> int | None:
+    """An integer column read leniently: INTEGER, REAL (truncated), or decimal TEXT."""
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        return int(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _json_int(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+def _scalar(value: object) -> SqlValue:
+    if isinstance(value, InvalidText):
+        return value.raw
+    if value is None or isinstance(value, str | int | float | bytes):
+        return value
+    return None
+
+
+def synthesized_head(cid: str) -> str:
+    """The head of a session with none recorded: ``{"type":"head","composerId":…}``, escaped."""
+    return json.dumps(
+        {"type": "head", "composerId": cid}, separators=(",", ":"), ensure_ascii=False
+    )
+
+
+def _lookup(document: Any, path: Sequence[str | int]) -> Any:
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(document, list) or step >= len(document):
+                return _MISSING
+        elif not isinstance(document, dict) or step not in document:
+            return _MISSING
+        document = document[step]
+    return document
+
+
+def _fields_of(document: Any) -> dict[str, Any] | None:
+    """The :data:`_COMPOSER_PATHS` values of a parsed composerData (None unless an object)."""
+    if not isinstance(document, dict):
+        return None
+    found = {key: _lookup(document, path) for key, path in _COMPOSER_PATHS.items()}
+    return {key: value for key, value in found.items() if value is not _MISSING}
+
+
+def _meta_fields(fields: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (fields or {}).items() if k in codec.COMPOSER_FIELD_PATHS}
+
+
+# ------------------------------------------------------------------------------------ heads
+
+
+class _HeadIndex(msgspec.Struct):
+    allComposers: list[msgspec.Raw] = msgspec.field(default_factory=list)
+
+
+def _item_heads(conn: sqlite3.Connection, schema: Schema) -> dict[str, str]:
+    """composerId → head text from the ``ItemTable`` index (3.7.x); the first entry per id wins.
+
+    The index holds no per-session cell to keep verbatim, so a head is its entry minified with
+    the original key order and tokens (what SQLite's JSON functions would render).
+    """
+    if not schema.has_item_table:
+        return {}
+    row = conn.execute(
+        "SELECT CAST(value AS TEXT) FROM ItemTable WHERE key = ?", (ITEM_HEADERS_KEY,)
+    ).fetchone()
+    text = None if row is None else _text(row[0])
+    if text is None:
+        return {}
+    try:
+        index = msgspec.json.decode(text, type=_HeadIndex)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return {}
+    heads: dict[str, str] = {}
+    for raw in index.allComposers:
+        try:
+            entry = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            continue
+        cid = entry.get("composerId") if isinstance(entry, dict) else None
+        if isinstance(cid, str) and cid and cid not in heads:
+            heads[cid] = msgspec.json.format(bytes(raw), indent=-1).decode("utf-8")
+    return heads
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """A session's head and header columns, exactly as load and discovery both see them."""
+
+    header: str
+    origin: HeaderOrigin
+    workspace_id: str | None = None
+    created_at: int = 0
+    last_updated_at: int = 0
+    is_archived: bool = False
+    is_subagent: bool = False
+    recency: int = 0
+    checkpoint_at: int | None = None
+    extra_columns: tuple[tuple[str, SqlValue], ...] = ()
+    #: What discovery sorts by, newest first (None sorts last).
+    sort_key: int | None = None
+
+
+_KNOWN_COLUMNS = frozenset(
+    {
+        "composerid",
+        "workspaceid",
+        "createdat",
+        "lastupdatedat",
+        "isarchived",
+        "issubagent",
+        "recency",
+        "checkpointat",
+        "value",
+    }
+)
+
+
+def _header_row(schema: Schema, cells: Sequence[object]) -> dict[str, object]:
+    """A header row by column name: known columns lower-cased, unknown ones as declared."""
+    return {
+        (name.lower() if name.lower() in _KNOWN_COLUMNS else name): cell
+        for name, cell in zip(schema.header_columns, cells, strict=True)
+    }
+
+
+def _resolve_head(
+    cid: str, row: dict[str, object] | None, item_head: str | None, fields: Mapping[str, Any]
+) -> _Head:
+    """Combine the header row, the ItemTable head and the composerData times into one head."""
+    if row is not None:
+        value = _text(row.get("value"))
+        recency = _integer(row.get("recency"))
+        return _Head(
+            header=value if value is not None else (item_head or synthesized_head(cid)),
+            origin="table",
+            workspace_id=_text(row.get("workspaceid")),
+            created_at=_integer(row.get("createdat")) or 0,
+            last_updated_at=_integer(row.get("lastupdatedat")) or 0,
+            is_archived=bool(_integer(row.get("isarchived"))),
+            is_subagent=bool(_integer(row.get("issubagent"))),
+            recency=recency or 0,
+            checkpoint_at=_integer(row.get("checkpointat")),
+            extra_columns=tuple(
+                (name, _scalar(cell)) for name, cell in row.items() if name not in _KNOWN_COLUMNS
+            ),
+            sort_key=recency,
+        )
+    cd_created = _json_int(fields.get(" createdAt"))
+    cd_updated = _json_int(fields.get(" lastUpdatedAt"))
+    if item_head is not None:
+        head = tools.parse_json(item_head)
+        head = head if isinstance(head, dict) else {}
+        workspace = head.get("workspaceIdentifier")
+        workspace_id = workspace.get("id") if isinstance(workspace, dict) else None
+        created = _json_int(head.get("createdAt"))
+        created = cd_created if created is None else created
+        updated = _json_int(head.get("lastUpdatedAt"))
+        updated = cd_updated if updated is None else updated
+        return _Head(
+            header=item_head,
+            origin="item_table",
+            workspace_id=workspace_id if isinstance(workspace_id, str) and workspace_id else None,
+            created_at=created or 0,
+            last_updated_at=updated or 0,
+            is_archived=head.get("isArchived") is True,
+            sort_key=created,
+        )
+    return _Head(
+        header=synthesized_head(cid),
+        origin="synthesized",
+        created_at=cd_created or 0,
+        last_updated_at=cd_updated or 0,
+        sort_key=cd_created,
+    )
+
+
+# ------------------------------------------------------------------------------------ SQL
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _json_path(path: Sequence[str | int]) -> str:
+    steps = "".join(
+        f"[{step}]" if isinstance(step, int) else "." + json.dumps(step) for step in path
+    )
+    return _sql_string("$" + steps)
+
+
+def _cid_column(schema: Schema) -> str:
+    return _quote(next(c for c in schema.header_columns if c.lower() == "composerid"))
+
+
+def _bubble_range_sql(cid: str, alias: str) -> str:
+    return (
+        f"{alias}.key >= 'bubbleId:' || {cid} || ':' AND {alias}.key < 'bubbleId:' || {cid} || ';'"
+    )
+
+
+def _discovery_sql(schema: Schema) -> str:
+    """One statement listing every candidate session that has a message; see the module notes.
+
+    The composerData cell can be large (≈80 KB of ``conversationState``), and every reference
+    to it makes SQLite read it again, so it is referenced three times per row: validity, shape,
+    and one multi-path ``json_extract`` that returns the wanted values as a small JSON array
+    (raw tokens; a missing path gives ``null``, which the codec treats as absent).
+    """
+    sources = ["SELECT value FROM json_each(?1)"]
+    joins = ""
+    header_cols = ""
+    if schema.has_header_table:
+        cid_col = _cid_column(schema)
+        sources.insert(0, f"SELECT {cid_col} FROM composerHeaders WHERE typeof({cid_col}) = 'text'")
+        joins = f"LEFT JOIN composerHeaders h ON h.{cid_col} = c.cid "
+        header_cols = f", h.{cid_col}" + "".join(
+            f", h.{_quote(column)}" for column in schema.header_columns
+        )
+    sources.append(
+        "SELECT substr(key, 14) FROM cursorDiskKV "
+        "WHERE key >= 'composerData:' AND key < 'composerData;'"
+    )
+    doc = "CAST(d.value AS TEXT)"
+    paths = ", ".join(map(_json_path, _COMPOSER_PATHS.values()))
+    fields = (
+        f"CASE WHEN json_valid({doc}) THEN CASE WHEN json_type({doc}) = 'object' "
+        f"THEN json_extract({doc}, {paths}) END END"
+    )
+    # Only consulted for a composer without bubble rows (drafts, ≈0.45 inline sessions).
+    inline = (
+        f"CASE WHEN json_valid({doc}) THEN json_type({doc}, '$.conversation') = 'array' "
+        f"AND json_array_length({doc}, '$.conversation') > 0 END"
+    )
+    has_bubbles = (
+        f"EXISTS (SELECT 1 FROM cursorDiskKV b WHERE {_bubble_range_sql('c.cid', 'b')} "
+        "AND b.value IS NOT NULL)"
+    )
+    return (
+        f"WITH cand(cid) AS ({' UNION '.join(sources)}) "
+        f"SELECT c.cid AS cid, d.key IS NOT NULL AS cd_row, {fields} AS fields{header_cols} "
+        f"FROM cand c {joins}"
+        "LEFT JOIN cursorDiskKV d ON d.key = 'composerData:' || c.cid "
+        f"WHERE {has_bubbles} OR coalesce({inline}, 0)"
+    )
+
+
+#: Aux rows. The distinct key kinds (the text before the first ``:``) are enumerated with a
+#: skip-scan of the key index — one seek per kind, plus a pass over keys without a colon — and
+#: each kind but ``bubbleId``, ``composerData`` and ``agentKv`` is probed for exactly
+#: ``<kind>:<cid>`` and for the range ``<kind>:<cid>:`` … ``<kind>:<cid>;``. No ``LIKE``, no
+#: substring match, cost independent of how many sessions the database holds.
+_AUX_SQL = """
+WITH RECURSIVE kinds(k) AS (
+  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
+          WHERE typeof(key) = 'text' AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
+  UNION ALL
+  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
+          WHERE key >= substr(k, 1, length(k) - 1) || ';' AND typeof(key) = 'text'
+            AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
+  FROM kinds WHERE k IS NOT NULL
+)
+SELECT d.key, CAST(d.value AS TEXT) FROM kinds JOIN cursorDiskKV d
+  ON (d.key = kinds.k || ?1 OR (d.key >= kinds.k || ?1 || ':' AND d.key < kinds.k || ?1 || ';'))
+WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'agentKv:')
+  AND d.value IS NOT NULL
+ORDER BY d.rowid
+"""
+
+
+def _rows(cursor: Iterable[Sequence[object]]) -> tuple[KVRow, ...]:
+    return tuple(
+        KVRow(key, value)
+        for key, value in cursor
+        if isinstance(key, str) and isinstance(value, str)
+    )
+
+
+# ------------------------------------------------------------------------------------ the store
+
+
+class CursorDesktopStore:
+    """Read access to one Cursor ``User`` directory's ``globalStorage/state.vscdb``.
+
+    ``busy_timeout`` (seconds) is how long a read waits for a writer's lock before failing.
+    """
+
+    def __init__(self, root: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+        self.root = root
+        self.database = root / "globalStorage" / "state.vscdb"
+        self.busy_timeout = busy_timeout
+
+    def location(self, reference: str) -> str:
+        return str(self.database)
+
+    def discover(self) -> list[Discovered]:
+        """Every session with at least one message, newest first.
+
+        A missing database, an empty file, and a database without a ``cursorDiskKV`` table hold
+        no sessions (``[]``). A path that is a directory, not SQLite, truncated or corrupt raises
+        :class:`~txcript.errors.StoreUnreadable`; a lock held past the busy timeout raises
+        :class:`~txcript.errors.StoreError`.
+        """
+        info = database.inspect(self.database)
+        if info is None or info.size == 0:
+            return []
+        found = database.read(self.database, info, _discover, busy_timeout=self.busy_timeout)
+        found.sort(key=lambda item: (item[0] is None, -(item[0] or 0), item[1].reference))
+        return [discovered for _, discovered in found]
+
+    def load(self, reference: str) -> CursorSession:
+        """The session's native body; :class:`~txcript.errors.BadInput` when there is none."""
+        if not reference:
+            raise BadInput(_no_session(reference))
+        info = database.inspect(self.database)
+        if info is None:
+            raise BadInput(f"{_no_session(reference)}: no database at {self.database}")
+        path = self.database
+
+        def work(conn: sqlite3.Connection, schema: Schema) -> CursorSession:
+            if not schema.has_kv:
+                raise StoreUnreadable(
+                    f"cursor_desktop database {path} has no cursorDiskKV table "
+                    "(not a Cursor state database?)"
+                )
+            return _load(conn, schema, reference)
+
+        return database.read(path, info, work, busy_timeout=self.busy_timeout)
+
+    def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
+        """A change token per reference; ``""`` when unknown (treat as changed). Never raises.
+
+        The token is ``<lastUpdatedAt>/<composerData rowid>/<bubble count>/<max bubble rowid>``:
+        the header column (empty without a header row), then row facts that move whenever the
+        app — or any ``INSERT OR REPLACE`` — rewrites the session's content, since a replaced
+        row gets a new rowid. So re-saved content changes the token even when ``lastUpdatedAt``
+        stays put (the reference's blind spot), and legacy sessions get a token too.
+        """
+        refs = list(dict.fromkeys(references))
+        result = dict.fromkeys(refs, "")
+        if not refs:
+            return result
+        try:
+            info = database.inspect(self.database)
+            if info is None or info.size == 0:
+                return result
+            result.update(
+                database.read(
+                    self.database,
+                    info,
+                    lambda conn, schema: _fingerprints(conn, schema, refs),
+                    busy_timeout=self.busy_timeout,
+                )
+            )
+        except (TxcriptError, sqlite3.Error, OSError):
+            return dict.fromkeys(refs, "")
+        return result
+
+    def save(self, native: CursorSession, *, force: bool = False) -> Saved:
+        raise Unconvertible(HARNESS, "writing is not supported yet")
+
+    def delete(self, reference: str, *, force: bool = False) -> None:
+        raise Unconvertible(HARNESS, "writing is not supported yet")
+
+
+def _no_session(cid: str) -> str:
+    return f"no cursor_desktop session `{cid.encode('unicode_escape').decode('ascii')}`"
+
+
+# ------------------------------------------------------------------------------------ workers
+
+
+def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None, Discovered]]:
+    if not schema.has_kv:
+        return []
+    item_heads = _item_heads(conn, schema)
+    found: list[tuple[int | None, Discovered]] = []
+    seen: set[str] = set()
+    for record in conn.execute(_discovery_sql(schema), (json.dumps(list(item_heads)),)):
+        cid, has_cd_row, extracted = record[0], record[1], record[2]
+        if not isinstance(cid, str) or not cid or cid in seen:
+            continue
+        seen.add(cid)
+        values = tools.parse_json(extracted) if isinstance(extracted, str) else None
+        fields: dict[str, Any] = {}
+        if isinstance(values, list) and len(values) == len(_COMPOSER_PATHS):
+            fields = {k: v for k, v in zip(_COMPOSER_PATHS, values, strict=True) if v is not None}
+        row = None
+        if schema.has_header_table and record[3] is not None:
+            row = _header_row(schema, record[4:])
+        if row is None and cid not in item_heads and not has_cd_row:
+            continue
+        head = _resolve_head(cid, row, item_heads.get(cid), fields)
+        meta = codec.derive_meta(
+            cid,
+            head.created_at,
+            tools.parse_json(head.header),
+            _meta_fields(fields),
+        )
+        discovered = Discovered(
+            harness=HARNESS,
+            reference=cid,
+            meta_id=meta.id,
+            timestamp=meta.timestamp,
+            title=meta.title,
+            cwd=meta.cwd,
+            model=meta.model,
+            git_branch=meta.git_branch,
+        )
+        found.append((head.sort_key, discovered))
+    return found
+
+
+def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
+    row = None
+    if schema.has_header_table:
+        columns = ", ".join(_quote(column) for column in schema.header_columns)
+        record = conn.execute(
+            f"SELECT {columns} FROM composerHeaders WHERE {_cid_column(schema)} = ?", (cid,)
+        ).fetchone()
+        row = None if record is None else _header_row(schema, record)
+    cd_record = conn.execute(
+        "SELECT CAST(value AS TEXT) FROM cursorDiskKV WHERE key = ?", (f"composerData:{cid}",)
+    ).fetchone()
+    composer_data = None if cd_record is None else _text(cd_record[0])
+    item_head = None
+    if row is None or _text(row.get("value")) is None:
+        item_head = _item_heads(conn, schema).get(cid)
+    if row is None and item_head is None and cd_record is None:
+        raise BadInput(_no_session(cid))
+    parsed = None if composer_data is None else tools.parse_json(composer_data)
+    head = _resolve_head(cid, row, item_head, _fields_of(parsed) or {})
+    bubbles = _rows(
+        conn.execute(
+            "SELECT key, CAST(value AS TEXT) FROM cursorDiskKV "
+            "WHERE key >= ? AND key < ? AND value IS NOT NULL ORDER BY rowid",
+            (f"bubbleId:{cid}:", f"bubbleId:{cid};"),
+        )
+    )
+    return CursorSession(
+        header=head.header,
+        bubbles=bubbles,
+        workspace_id=head.workspace_id,
+        created_at=head.created_at,
+        last_updated_at=head.last_updated_at,
+        is_archived=head.is_archived,
+        is_subagent=head.is_subagent,
+        recency=head.recency,
+        checkpoint_at=head.checkpoint_at,
+        composer_data=composer_data,
+        aux=_rows(conn.execute(_AUX_SQL, (cid,))),
+        extra_columns=head.extra_columns,
+        header_origin=head.origin,
+        reference=cid,
+    )
+
+
+def _fingerprints(conn: sqlite3.Connection, schema: Schema, refs: list[str]) -> dict[str, str]:
+    if not schema.has_kv:
+        return {}
+    exists, updated, join = "0", "NULL", ""
+    if schema.has_header_table:
+        cid_col = _cid_column(schema)
+        join = f"LEFT JOIN composerHeaders h ON h.{cid_col} = r.value"
+        exists = f"h.{cid_col} IS NOT NULL"
+        named = [c for c in schema.header_columns if c.lower() == "lastupdatedat"]
+        updated = f"h.{_quote(named[0])}" if named else "NULL"
+    bubbles = (
+        f"FROM cursorDiskKV b WHERE {_bubble_range_sql('r.value', 'b')} AND b.value IS NOT NULL"
+    )
+    sql = (
+        f"SELECT r.value, {exists}, {updated}, "
+        "(SELECT rowid FROM cursorDiskKV WHERE key = 'composerData:' || r.value), "
+        f"(SELECT count(*) {bubbles}), (SELECT max(b.rowid) {bubbles}) "
+        f"FROM json_each(?1) r {join}"
+    )
+    tokens: dict[str, str] = {}
+    for cid, has_row, last_updated, cd_rowid, count, max_rowid in conn.execute(
+        sql, (json.dumps(refs),)
+    ):
+        if not isinstance(cid, str) or cid in tokens:
+            continue
+        if not has_row and cd_rowid is None:
+            tokens[cid] = ""
+            continue
+        parts = (_integer(last_updated), cd_rowid, count, max_rowid)
+        tokens[cid] = "/".join("" if part is None else str(part) for part in parts)
+    return tokens
