@@ -155,11 +155,11 @@ def list_command(
         click.echo(f"no local{scope} sessions found{where}{when}")
         return
     colour = _colour_enabled(sys.stdout)
-    header = f"{'HARNESS':<12}  {'WHEN':<10}  {'ID':<38}  TITLE / CWD"
+    header = f"{'HARNESS':<14}  {'WHEN':<10}  {'ID':<38}  TITLE / CWD"
     click.echo(_paint(header, "2", colour))
     now = datetime.now(UTC)
     for session in sessions:
-        harness = _paint(f"{session.harness:<12}", _COLOURS.get(session.harness, "0"), colour)
+        harness = _paint(f"{session.harness:<14}", _COLOURS.get(session.harness, "0"), colour)
         when = _paint(f"{_age(session.timestamp, now):<10}", "2", colour)
         ident = _paint(f"{_cut(_scrub(session.meta_id), 38):<38}", "2", colour)
         label = _cut(_scrub(session.title or session.cwd or ""), 60)

@@ -44,6 +44,17 @@ def file_uri(path: str) -> str:
     return "file://" + encoded_authority + quote(uri_path, safe="/", errors="surrogatepass")
 
 
+def vscode_uri(path: str) -> dict[str, object]:
+    """The URI object VS Code serialises for a folder (``$mid`` 1, ``external``, ``fsPath``…)."""
+    return {
+        "$mid": 1,
+        "external": file_uri(path),
+        "fsPath": path,
+        "path": file_uri_components(path)[1],
+        "scheme": "file",
+    }
+
+
 def path_from_file_uri(uri: str) -> str | None:
     """The filesystem path a ``file:`` URI names (percent-decoded), or None for other URIs.
 

@@ -18,6 +18,7 @@ class CursorDesktop(Harness[CursorSession]):
     id = "cursor_desktop"
     name = "Cursor desktop"
     has_store = True
+    can_write = True
 
     def to_common(self, native: CursorSession) -> Transcript:
         from txcript.harnesses.cursor_desktop import codec
@@ -57,3 +58,9 @@ class CursorDesktop(Harness[CursorSession]):
 
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["cursor"]
+
+    def refuse_while_running(self) -> None:
+        """Raise when the desktop app is running (its database must not change under it)."""
+        from txcript.harnesses.cursor_desktop import saving
+
+        saving.refuse_while_running()

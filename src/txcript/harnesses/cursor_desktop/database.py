@@ -147,7 +147,8 @@ def _connect(path: Path, *, immutable: bool, busy_timeout: float) -> sqlite3.Con
     return conn
 
 
-def _probe(conn: sqlite3.Connection) -> Schema:
+def probe(conn: sqlite3.Connection) -> Schema:
+    """Which of Cursor's tables (and header columns) the open database has."""
     tables = {
         str(name).lower()
         for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -209,7 +210,7 @@ def read(
             raise _translate(path, exc) from None
         try:
             conn.execute("BEGIN")
-            result = work(conn, _probe(conn))
+            result = work(conn, probe(conn))
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise _translate(path, exc) from None

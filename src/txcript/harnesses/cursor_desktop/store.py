@@ -46,7 +46,7 @@ from typing import Any
 
 import msgspec
 
-from txcript.errors import BadInput, StoreUnreadable, TxcriptError, Unconvertible
+from txcript.errors import BadInput, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.harnesses.cursor_desktop import codec, database, tools
 from txcript.harnesses.cursor_desktop.database import InvalidText, Schema
@@ -370,6 +370,11 @@ def _discovery_sql(schema: Schema) -> str:
 #: each kind but ``bubbleId``, ``composerData`` and ``agentKv`` is probed for exactly
 #: ``<kind>:<cid>`` and for the range ``<kind>:<cid>:`` … ``<kind>:<cid>;``. No ``LIKE``, no
 #: substring match, cost independent of how many sessions the database holds.
+def aux_keys_sql() -> str:
+    """SQL selecting the keys of the session's aux rows (parameter 1: the composer id)."""
+    return f"SELECT key FROM ({_AUX_SQL})"
+
+
 _AUX_SQL = """
 WITH RECURSIVE kinds(k) AS (
   SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
@@ -477,10 +482,21 @@ class CursorDesktopStore:
         return result
 
     def save(self, native: CursorSession, *, force: bool = False) -> Saved:
-        raise Unconvertible(HARNESS, "writing is not supported yet")
+        """Write a session into the database in one transaction, after a backup.
+
+        See :mod:`.saving`; refuses while Cursor is running unless ``force``.
+        """
+        from txcript.harnesses.cursor_desktop import saving
+
+        return saving.save(
+            self.database, self.root, native, force=force, busy_timeout=self.busy_timeout
+        )
 
     def delete(self, reference: str, *, force: bool = False) -> None:
-        raise Unconvertible(HARNESS, "writing is not supported yet")
+        """Remove a session (header, cells, sidebar membership) in one transaction."""
+        from txcript.harnesses.cursor_desktop import saving
+
+        saving.delete(self.database, reference, force=force, busy_timeout=self.busy_timeout)
 
 
 def _no_session(cid: str) -> str:

@@ -30,7 +30,7 @@ from txcript.harnesses.cursor_desktop import tools
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE, composer_template, vocabulary
 from txcript.model import Message, Text, Thinking, ToolResult, ToolUse, Transcript
-from txcript.shared.fileuri import file_uri, file_uri_components
+from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import uuid5
 from txcript.shared.jsonutil import dumps_compact
 from txcript.shared.timeutil import format_millis, to_epoch_ms
@@ -191,14 +191,7 @@ def _head(cid: str, name: str, created: int, cwd: str | None) -> dict[str, Any]:
         "isArchived": False,
     }
     if cwd is not None:
-        uri = {
-            "$mid": 1,
-            "external": file_uri(cwd),
-            "fsPath": cwd,
-            "path": file_uri_components(cwd)[1],
-            "scheme": "file",
-        }
-        head["workspaceIdentifier"] = {"id": "", "uri": uri}
+        head["workspaceIdentifier"] = {"id": "", "uri": vscode_uri(cwd)}
         head["trackedGitRepos"] = [{"branches": [], "repoPath": cwd}]
     return head
 
