@@ -10,7 +10,7 @@ import dbfixtures as fx
 import pytest
 from dbfixtures import Header, Session, StateDB, js
 
-from txcript.errors import BadInput, Unconvertible
+from txcript.errors import BadInput
 from txcript.harnesses.cursor_desktop import CursorDesktop, codec
 from txcript.harnesses.cursor_desktop.native import KVRow
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore, default_root, root_for
@@ -86,7 +86,7 @@ def test_store_shape(tmp_path: Path) -> None:
     assert store.discover() == []  # no database yet
     with pytest.raises(BadInput, match="no cursor_desktop session `x`"):
         store.load("x")
-    with pytest.raises(Unconvertible, match="writing is not supported yet"):
+    with pytest.raises(BadInput, match="no cursor_desktop session `x` \\(no database at"):
         store.delete("x")
 
 
