@@ -212,8 +212,11 @@ def continue_session(
     notes: tuple[str, ...] = ()
     if out is None:
         new_cwd, notes = _rehome(meta.cwd, cwd)
+        # Millisecond precision: what every target store can write and read back exactly.
+        moment = now()
+        started = moment.replace(microsecond=moment.microsecond // 1000 * 1000)
         meta = msgspec.structs.replace(
-            meta, id=target.new_session_id(), timestamp=now(), cwd=new_cwd
+            meta, id=target.new_session_id(), timestamp=started, cwd=new_cwd
         )
     else:
         if cwd is not None:

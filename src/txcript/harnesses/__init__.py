@@ -36,7 +36,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         ("claude", "claudecode"),
         "txcript.harnesses.claude_code:ClaudeCode",
     ),
-    HarnessInfo("codex", "Codex", (), None),
+    HarnessInfo("codex", "Codex", (), "txcript.harnesses.codex:Codex"),
     HarnessInfo("opencode", "OpenCode", ("open_code",), None),
     HarnessInfo("gemini", "Gemini CLI", ("gemini_cli",), None),
     HarnessInfo("pi", "pi", (), None),

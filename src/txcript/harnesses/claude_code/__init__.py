@@ -1,0 +1,60 @@
+"""Claude Code (``claude``): one JSONL file per session under ``~/.claude/projects/<cwd>/``.
+
+Layers: :mod:`.reader` and :mod:`.writer` (the codec: native body ↔ Common), :mod:`.text` (the
+JSONL text form), :mod:`.store` (the projects directory). :mod:`.native` defines the body they
+share, :mod:`.envelope` the slash-command markup and :mod:`.meta` the session metadata rules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from txcript.harnesses.base import Harness, Store
+from txcript.harnesses.claude_code.native import ClaudeSession
+from txcript.model import Transcript
+
+
+class ClaudeCode(Harness[ClaudeSession]):
+    id = "claude_code"
+    name = "Claude Code"
+    has_store = True
+    can_write = True
+
+    def to_common(self, native: ClaudeSession) -> Transcript:
+        from txcript.harnesses.claude_code import reader
+
+        return reader.to_common(native)
+
+    def from_common(self, transcript: Transcript) -> ClaudeSession:
+        from txcript.harnesses.claude_code import writer
+
+        return writer.from_common(transcript)
+
+    def from_text(self, text: str) -> ClaudeSession:
+        from txcript.harnesses.claude_code import text as text_form
+
+        return text_form.from_text(text)
+
+    def to_text(self, native: ClaudeSession) -> str:
+        from txcript.harnesses.claude_code import text as text_form
+
+        return text_form.to_text(native)
+
+    def sniff(self, document: Any) -> bool:
+        # The text form is JSONL, not one JSON document; see ``text.looks_like_session``.
+        return False
+
+    def default_root(self) -> Path | None:
+        from txcript.harnesses.claude_code import store
+
+        return store.default_root()
+
+    def store(self, root: Path | None = None) -> Store[ClaudeSession] | None:
+        from txcript.harnesses.claude_code import store
+
+        root = root if root is not None else store.default_root()
+        return None if root is None else store.ClaudeCodeStore(root)
+
+    def default_resume_command(self, session_id: str) -> list[str]:
+        return ["claude", "--resume", session_id]

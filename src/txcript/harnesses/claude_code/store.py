@@ -1,0 +1,315 @@
+"""The Claude Code store: ``<root>/projects/<encoded cwd>/<session id>.jsonl``.
+
+``root`` is the Claude config directory: ``CLAUDE_CONFIG_DIR`` when set and non-empty, else
+``~/.claude``. A session's side files live in the same-named directory beside it
+(``<session id>/subagents/…``, ``<session id>/tool-results/…``) and travel with its body.
+
+Discovery is a cheap scan: it parses lines only until the start time, the first turn and the
+first model are known, then looks at title records alone (lines are matched as bytes before any
+parse), and it never follows directory symlinks. Its Meta is the Meta a full load gives, by
+construction: both feed the same :class:`~txcript.harnesses.claude_code.meta.MetaScan`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from txcript.errors import BadInput, StoreError
+from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.claude_code.meta import MetaScan
+from txcript.harnesses.claude_code.native import (
+    SIDE_DIRS,
+    ClaudeSession,
+    SideFile,
+    parse_lines,
+    parse_value,
+    render_text,
+)
+from txcript.model import Meta
+from txcript.shared.files import write_atomic
+from txcript.shared.ids import check_session_id, id_problem
+
+HARNESS = "claude_code"
+#: Claude Code shortens longer project directory names with a hash suffix we cannot recompute.
+_MAX_PROJECT_NAME = 200
+#: Byte patterns a line must contain to be a title record / an assistant or title record. Lines
+#: that do not match are never parsed once the head fields are known.
+_TITLE_LINE = re.compile(rb'"type"\s*:\s*"(?:summary|custom-title|ai-title|agent-name)"')
+_ASSISTANT_OR_TITLE = re.compile(
+    rb'"type"\s*:\s*"(?:assistant|summary|custom-title|ai-title|agent-name)"'
+)
+
+
+def default_root() -> Path | None:
+    """``CLAUDE_CONFIG_DIR`` when set and non-empty, else ``~/.claude`` (None without a home)."""
+    override = os.environ.get("CLAUDE_CONFIG_DIR")
+    if override:
+        return Path(override)
+    home = home_dir()
+    return None if home is None else home / ".claude"
+
+
+def encode_project(cwd: str) -> str:
+    """The project directory name for ``cwd``: every character but ASCII letters and digits
+    becomes ``-`` (``C:\\Users\\dev\\repo`` → ``C--Users-dev-repo``, ``/a/.b`` → ``-a--b``).
+
+    Claude Code does this per UTF-16 code unit, so a character outside the BMP gives ``--``.
+    """
+    out = []
+    for ch in cwd:
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+        else:
+            out.append("--" if ord(ch) > 0xFFFF else "-")
+    return "".join(out)
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def scan_bytes(data: bytes, session_id: str) -> MetaScan:
+    """The metadata of a session file's bytes, parsing as few lines as the rules allow."""
+    scan = MetaScan(session_id)
+    position, size = 0, len(data)
+    while position < size and (scan.needs_every_record or scan.needs_assistant):
+        end = data.find(b"\n", position)
+        end = size if end < 0 else end
+        line = data[position:end]
+        position = end + 1
+        if scan.needs_every_record or _ASSISTANT_OR_TITLE.search(line):
+            value = parse_value(_decode(line))
+            if isinstance(value, dict):
+                scan.feed(value)
+    while position < size:
+        found = _TITLE_LINE.search(data, position)
+        if found is None:
+            break
+        start = data.rfind(b"\n", position, found.start()) + 1
+        start = max(start, position)
+        end = data.find(b"\n", found.end())
+        end = size if end < 0 else end
+        value = parse_value(_decode(data[start:end]))
+        if isinstance(value, dict):
+            scan.feed(value)
+        position = end + 1
+    return scan
+
+
+def _mtime(stat: os.stat_result) -> datetime:
+    return datetime.fromtimestamp(stat.st_mtime_ns / 1e9, tz=UTC)
+
+
+def _side_path_problem(path: str) -> str | None:
+    """Why a side file's relative path may not be written, or None when it may."""
+    parts = path.split("/")
+    if len(parts) < 2 or parts[0] not in SIDE_DIRS:
+        return f"it is not under {' or '.join(SIDE_DIRS)}/"
+    for part in parts:
+        problem = id_problem(part)
+        if problem is not None:
+            return f"a path component is not usable ({problem})"
+    return None
+
+
+class ClaudeCodeStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.projects = root / "projects"
+
+    def location(self, reference: str) -> str:
+        return reference
+
+    # -- discovery --------------------------------------------------------------------------
+    def session_files(self) -> list[Path]:
+        """``projects/<dir>/<name>.jsonl`` files; directory symlinks are never followed."""
+        found: list[Path] = []
+        try:
+            projects = list(os.scandir(self.projects))
+        except OSError:
+            return []
+        for project in projects:
+            try:
+                if not project.is_dir(follow_symlinks=False):
+                    continue
+                entries = list(os.scandir(project.path))
+            except OSError:
+                continue
+            for entry in entries:
+                if not entry.name.endswith(".jsonl"):
+                    continue
+                try:
+                    if entry.is_file():
+                        found.append(Path(entry.path))
+                except OSError:
+                    continue
+        return sorted(found)
+
+    def scan(self, path: Path) -> tuple[Meta, datetime] | None:
+        """The Meta of a session file and its mtime; None when it is not a readable session."""
+        try:
+            with open(path, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                data = handle.read()
+        except OSError:
+            return None
+        scan = scan_bytes(data, path.stem)
+        if scan.first is None or scan.is_sidechain_file:
+            return None
+        return scan.meta(), _mtime(stat)
+
+    def discover(self) -> list[Discovered]:
+        out: list[Discovered] = []
+        for path in self.session_files():
+            scanned = self.scan(path)
+            if scanned is None:
+                continue
+            meta, updated_at = scanned
+            out.append(
+                Discovered(
+                    harness=HARNESS,
+                    reference=str(path),
+                    meta_id=meta.id,
+                    timestamp=meta.timestamp,
+                    title=meta.title,
+                    cwd=meta.cwd,
+                    model=meta.model,
+                    git_branch=meta.git_branch,
+                    updated_at=updated_at,
+                )
+            )
+        out.sort(key=lambda d: d.timestamp, reverse=True)
+        return out
+
+    # -- load -------------------------------------------------------------------------------
+    def load(self, reference: str) -> ClaudeSession:
+        path = Path(reference)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise BadInput(f"reading {reference}: no such Claude Code session file") from None
+        except IsADirectoryError:
+            raise BadInput(f"reading {reference}: is a directory, not a session file") from None
+        except OSError as exc:
+            raise StoreError(f"reading {reference}: {exc.strerror or exc}") from None
+        lines, final_newline = parse_lines(_decode(data))
+        return ClaudeSession(
+            session_id=path.stem,
+            lines=lines,
+            final_newline=final_newline,
+            side_files=self._side_files(path.parent / path.stem),
+        )
+
+    @staticmethod
+    def _side_files(directory: Path) -> tuple[SideFile, ...]:
+        """Regular files under ``<dir>/subagents`` and ``<dir>/tool-results`` (no dir symlinks)."""
+        out: list[SideFile] = []
+        for side in SIDE_DIRS:
+            base = directory / side
+            if not base.is_dir() or base.is_symlink():
+                continue
+            for current, dirs, files in os.walk(base, followlinks=False):
+                dirs.sort()
+                for name in sorted(files):
+                    full = Path(current) / name
+                    try:
+                        if not full.is_file():
+                            continue
+                        data = full.read_bytes()
+                    except OSError:
+                        continue
+                    relative = full.relative_to(directory).as_posix()
+                    out.append(SideFile(relative, data))
+        return tuple(out)
+
+    # -- save -------------------------------------------------------------------------------
+    def project_dir(self, cwd: str | None) -> Path:
+        """Where sessions of ``cwd`` live (the current directory when it has none).
+
+        A name longer than Claude Code keeps is matched against existing directories that
+        start with its kept prefix; otherwise the full encoding is used.
+        """
+        name = encode_project(cwd if cwd else os.getcwd())
+        if len(name) > _MAX_PROJECT_NAME:
+            prefix = name[:_MAX_PROJECT_NAME]
+            try:
+                for entry in sorted(os.scandir(self.projects), key=lambda e: e.name):
+                    if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False):
+                        return Path(entry.path)
+            except OSError:
+                pass
+        return self.projects / name
+
+    def save(self, native: ClaudeSession, *, force: bool = False) -> Saved:
+        """Write the session and its side files (``force`` is accepted and has no effect: Claude
+        Code's files can be written while it runs)."""
+        session_id = check_session_id(native.session_id)
+        for side in native.side_files:
+            problem = _side_path_problem(side.path)
+            if problem is not None:
+                raise BadInput(f"side file `{side.path}` of session {session_id}: {problem}")
+        scan = MetaScan(session_id)
+        for _, record in native.records():
+            scan.feed(record)
+            if scan.first is not None:
+                break
+        directory = self.project_dir(scan.meta().cwd)
+        path = directory / f"{session_id}.jsonl"
+        try:
+            data = render_text(native).encode("utf-8", errors="surrogateescape")
+        except UnicodeEncodeError as exc:
+            raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            for side in native.side_files:
+                target = directory / session_id / side.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(target, side.data)
+        except OSError as exc:
+            raise StoreError(f"writing {directory}: {exc.strerror or exc}") from None
+        write_atomic(path, data)
+        return Saved(id=session_id, reference=str(path), location=str(path))
+
+    # -- delete -----------------------------------------------------------------------------
+    def delete(self, reference: str, *, force: bool = False) -> None:
+        """Remove one session file; only ``.jsonl`` files inside ``projects/``, links resolved.
+
+        The ``<session id>/`` side directory is left in place. ``force`` has no effect.
+        """
+        path = Path(reference).absolute()
+        try:
+            projects = self.projects.resolve(strict=True)
+            target = path.resolve(strict=True)
+            parent = path.parent.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise BadInput(f"no Claude Code session at {reference}") from None
+        inside = target.is_relative_to(projects) and parent.is_relative_to(projects)
+        if not inside:
+            raise StoreError(
+                f"refusing to delete {reference}: it is outside the Claude Code projects "
+                f"directory {self.projects}"
+            )
+        if not target.is_file() or target.suffix != ".jsonl":
+            raise StoreError(f"refusing to delete {reference}: it is not a session file")
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            raise BadInput(f"no Claude Code session at {reference}") from None
+        except OSError as exc:
+            raise StoreError(f"deleting {reference}: {exc.strerror or exc}") from None
+
+    # -- change cursors ---------------------------------------------------------------------
+    def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for reference in references:
+            try:
+                stat = os.stat(reference)
+            except OSError:
+                out[reference] = ""
+                continue
+            out[reference] = f"{stat.st_mtime_ns}:{stat.st_size}"
+        return out

@@ -1,0 +1,47 @@
+"""The Claude Code text form: the JSONL text of the main session file.
+
+``from_text`` keeps every line as written (blank lines, unknown records and lines that are not
+JSON included), so ``to_text(from_text(t)) == t``. Side files (subagents, spilled tool output)
+are not part of the text form; they travel only with a stored session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from txcript.errors import Malformed
+from txcript.harnesses.claude_code.meta import CONVERSATION
+from txcript.harnesses.claude_code.native import ClaudeSession, parse_lines, render_text
+
+
+def from_text(text: str) -> ClaudeSession:
+    lines, final_newline = parse_lines(text)
+    if not any(isinstance(line.value, dict) for line in lines):
+        what = "it is empty" if not text.strip() else "no line is a JSON object"
+        raise Malformed("claude_code", f"{what} (expected one JSON record per line)")
+    return ClaudeSession(session_id="", lines=lines, final_newline=final_newline)
+
+
+def to_text(session: ClaudeSession) -> str:
+    return render_text(session)
+
+
+def is_record(value: Any) -> bool:
+    """Is this JSON value a Claude Code conversation record (a ``user``/``assistant`` line)?"""
+    return (
+        isinstance(value, dict)
+        and value.get("type") in CONVERSATION
+        and isinstance(value.get("message"), dict)
+        and "sessionId" in value
+        and "parentUuid" in value
+    )
+
+
+def looks_like_session(text: str) -> bool:
+    """Does this text read as Claude Code JSONL (its first record line is a conversation line)?
+
+    For callers that sniff documents line by line; a JSONL file is not one JSON document, so the
+    document-level :meth:`~txcript.harnesses.base.Harness.sniff` cannot recognise it.
+    """
+    lines, _ = parse_lines(text[: 1 << 20])
+    return any(is_record(line.value) for line in lines)

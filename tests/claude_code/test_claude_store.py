@@ -1,0 +1,445 @@
+"""The Claude Code store: discovery, load/save, path safety, delete, fingerprints."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from claude_fixtures import (
+    CWD,
+    MODEL,
+    SID,
+    VERSION,
+    assistant,
+    jsonl,
+    put,
+    realistic_records,
+    store,
+    text,
+    tool_result,
+    tool_use,
+    user,
+    when,
+)
+from hypothesis import HealthCheck, given, settings
+from test_claude_writer import claude_transcripts
+
+from txcript import harnesses
+from txcript import model as m
+from txcript.errors import BadInput, StoreError
+from txcript.harnesses.claude_code import reader, writer
+from txcript.harnesses.claude_code import store as store_module
+from txcript.harnesses.claude_code.native import ClaudeSession, SideFile
+from txcript.harnesses.claude_code.store import ClaudeCodeStore, default_root, encode_project
+
+pytestmark = pytest.mark.filterwarnings("ignore::txcript.diagnostics.TranscriptWarning")
+
+T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+def one_message(session_id: str, cwd: str | None = "/repo") -> ClaudeSession:
+    return writer.from_common(
+        m.Transcript(
+            meta=m.Meta(id=session_id, timestamp=T0, cwd=cwd),
+            messages=(m.Message(role="user", content=(m.Text(text="hi"),), timestamp=T0),),
+        )
+    )
+
+
+def files_under(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+# ---------------------------------------------------------------------------------- round trip
+
+
+def test_store_round_trip_is_lossless_on_disk(tmp_path: Path) -> None:
+    """Unknown records, a non-JSON line, CRLF, bad UTF-8 and no final newline all survive."""
+    body = jsonl(realistic_records()).encode() + (
+        b'{"type":"mystery-record","x":1}\r\n'
+        b'{"type":"user","message":{"role":"user","content":"caf\xe9 \xff"}}\n'
+        b"   \n"
+        b'{"type":"worktree-state","path":"/x"}'
+    )
+    side = {
+        "subagents/agent-ab12.jsonl": b'{"type":"user","isSidechain":true}\n',
+        "subagents/agent-ab12.meta.json": b'{"agentType":"Explore"}',
+        "tool-results/toolu_01.txt": b"\x00binary\xffbytes",
+    }
+    source = put(tmp_path / "src", body, side=side)
+    first = store(tmp_path / "src").load(str(source))
+    assert first.session_id == SID
+    assert [s.path for s in first.side_files] == sorted(side)
+
+    target = store(tmp_path / "dst")
+    saved = target.save(first)
+    assert Path(saved.reference) == (
+        tmp_path / "dst" / "projects" / "-Users-dev-src-app" / f"{SID}.jsonl"
+    )
+    assert saved.id == SID and saved.location == saved.reference
+    assert Path(saved.reference).read_bytes() == body
+    for relative, data in side.items():
+        assert (Path(saved.reference).parent / SID / relative).read_bytes() == data
+    second = target.load(saved.reference)
+    assert second == first
+
+
+def test_windows_cwd_is_encoded_into_the_project_directory(tmp_path: Path) -> None:
+    saved = store(tmp_path).save(one_message("w1", "C:\\Users\\dev\\repo"))
+    assert Path(saved.reference).parent.name == "C--Users-dev-repo"
+    assert Path(saved.reference).parent.parent == tmp_path / "projects"
+
+
+@pytest.mark.parametrize(
+    ("cwd", "name"),
+    [
+        ("/Users/a/src/app", "-Users-a-src-app"),
+        ("/x/.worktrees/y", "-x--worktrees-y"),
+        ("C:\\Users\\dev\\repo", "C--Users-dev-repo"),
+        ("/home/u/my_proj v2", "-home-u-my-proj-v2"),
+        ("/tmp/é😀", "-tmp----"),
+    ],
+)
+def test_project_directory_encoding(cwd: str, name: str) -> None:
+    assert encode_project(cwd) == name
+
+
+def test_a_session_without_cwd_lands_in_an_encoded_project_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "work dir"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    saved = store(tmp_path / "root").save(one_message("n1", None))
+    assert Path(saved.reference).parent == tmp_path / "root" / "projects" / encode_project(
+        str(here)
+    )
+
+
+def test_an_overlong_project_name_reuses_the_directory_claude_code_made(tmp_path: Path) -> None:
+    cwd = "/deep/" + "a" * 300
+    existing = tmp_path / "projects" / (encode_project(cwd)[:200] + "-1x2y3z")
+    existing.mkdir(parents=True)
+    saved = store(tmp_path).save(one_message("long", cwd))
+    assert Path(saved.reference).parent == existing
+
+
+def test_saving_over_an_existing_session_replaces_it(tmp_path: Path) -> None:
+    target = store(tmp_path)
+    target.save(one_message("same"))
+    saved = target.save(one_message("same"))
+    assert len(target.discover()) == 1
+    assert not [p for p in Path(saved.reference).parent.iterdir() if p.name.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------------------------- discovery
+
+
+def test_discovery_extracts_every_meta_field(tmp_path: Path) -> None:
+    path = put(tmp_path, realistic_records())
+    mtime_ns = 1_786_000_000_123_456_789
+    os.utime(path, ns=(mtime_ns, mtime_ns))
+    found = store(tmp_path).discover()
+    assert len(found) == 1
+    session = found[0]
+    assert session.harness == "claude_code"
+    assert session.reference == str(path)
+    assert session.meta_id == SID
+    assert session.timestamp == when("09:30:00.900")
+    assert session.title == "off-by-one"
+    assert session.cwd == CWD
+    assert session.model == MODEL
+    assert session.git_branch == "main"
+    assert session.updated_at == datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC)
+    meta, _ = store(tmp_path).scan(path) or (None, None)
+    assert meta == m.Meta(
+        id=SID,
+        timestamp=when("09:30:00.900"),
+        cwd=CWD,
+        git_branch="main",
+        title="off-by-one",
+        cli_version=VERSION,
+        model=MODEL,
+    )
+
+
+def discovery_cases() -> dict[str, list[object]]:
+    late_model = [user("u1", None, "09:00:00", "a")] + [
+        user(f"u{i}", f"u{i - 1}", "09:00:01", f"more {i}") for i in range(2, 40)
+    ]
+    late_model.append(assistant("a1", "u39", "09:01:00", [text("x")], model="claude-late"))
+    return {
+        "realistic": realistic_records(),
+        "summary first, old cli": [
+            {"type": "summary", "summary": "Old summary", "leafUuid": "zzz"},
+            user("u1", None, "09:00:00", "hi", version="1.0.98", gitBranch=""),
+        ],
+        "no assistant": [
+            user("u1", None, "09:00:00", "hi"),
+            {"type": "agent-name", "agentName": "helper"},
+        ],
+        "timestamp only later": [
+            {"type": "file-history-snapshot", "messageId": "u1", "snapshot": {}},
+            {
+                "type": "user",
+                "uuid": "u1",
+                "parentUuid": None,
+                "sessionId": "other",
+                "message": {"role": "user", "content": "x"},
+            },
+            assistant("a1", "u1", "09:00:03", [text("y")], model="<synthetic>"),
+            assistant("a2", "a1", "09:00:04", [text("z")]),
+        ],
+        "late model and titles": [
+            *late_model,
+            {"type": "custom-title", "customTitle": "renamed"},
+            '{"type":"custom-title","customTitle": broken',
+            '{"type": "custom-title", "customTitle": "spaced"}',
+            {"type": "summary", "summary": "S"},
+        ],
+        "summary word in content": [
+            user("u1", None, "09:00:00", [text('the "summary" key')]),
+            assistant("a1", "u1", "09:00:01", [tool_use("t", "X", {"summary": "not a title"})]),
+        ],
+    }
+
+
+@pytest.mark.parametrize("case", list(discovery_cases()))
+def test_discovery_meta_equals_load_meta(tmp_path: Path, case: str) -> None:
+    path = put(tmp_path, discovery_cases()[case])  # type: ignore[arg-type]
+    target = store(tmp_path)
+    found = target.discover()
+    assert len(found) == 1
+    scanned = target.scan(path)
+    assert scanned is not None
+    loaded = reader.to_common(target.load(str(path))).meta
+    assert scanned[0] == loaded
+    assert (found[0].meta_id, found[0].timestamp, found[0].title, found[0].cwd) == (
+        loaded.id,
+        loaded.timestamp,
+        loaded.title,
+        loaded.cwd,
+    )
+    assert (found[0].model, found[0].git_branch) == (loaded.model, loaded.git_branch)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(claude_transcripts())
+def test_discovery_meta_equals_load_meta_for_written_sessions(transcript: m.Transcript) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        target = store(Path(directory))
+        saved = target.save(writer.from_common(transcript))
+        found = target.discover()
+        loaded = reader.to_common(target.load(saved.reference))
+        assert loaded.meta == transcript.meta
+        assert [(d.meta_id, d.timestamp, d.title, d.cwd, d.model, d.git_branch) for d in found] == [
+            (
+                transcript.meta.id,
+                transcript.meta.timestamp,
+                transcript.meta.title,
+                transcript.meta.cwd,
+                transcript.meta.model,
+                transcript.meta.git_branch,
+            )
+        ]
+        scanned = target.scan(Path(saved.reference))
+        assert scanned is not None and scanned[0] == loaded.meta
+
+
+def test_discovery_parses_only_the_lines_it_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records: list[object] = [
+        user("u1", None, "09:00:00", "go"),
+        assistant("a1", "u1", "09:00:01", [text("ok")]),
+    ]
+    for i in range(2, 300):
+        records.append(user(f"u{i}", None, "09:00:02", [tool_result("t", "x" * 1000)]))
+    records.append({"type": "custom-title", "customTitle": "late title"})
+    path = put(tmp_path, records)
+    parsed: list[str] = []
+    real = store_module.parse_value
+
+    def counting(line: str) -> object:
+        parsed.append(line)
+        return real(line)
+
+    monkeypatch.setattr(store_module, "parse_value", counting)
+    found = store(tmp_path).discover()
+    assert found[0].title == "late title"
+    assert len(parsed) <= 3
+    monkeypatch.undo()
+    assert store(tmp_path).scan(path) is not None
+
+
+def test_discovery_skips_what_is_not_a_session(tmp_path: Path) -> None:
+    real = put(tmp_path, realistic_records())
+    project = real.parent
+    (project / "notes.txt").write_text("not a session")
+    (project / "empty.jsonl").write_text("")
+    (project / "bookkeeping.jsonl").write_text(
+        jsonl([{"type": "summary", "summary": "s", "leafUuid": "x"}])
+    )
+    (project / "agent-1a2b.jsonl").write_text(
+        jsonl([user("s1", None, "09:00:00", "sub", isSidechain=True)])
+    )
+    (project / "garbage.jsonl").write_bytes(b"\xff\xfe not json\n")
+    (project / "dir.jsonl").mkdir()
+    nested = project / SID / "subagents" / "agent-x.jsonl"
+    nested.parent.mkdir(parents=True)
+    nested.write_text(jsonl([user("x", None, "09:00:00", "inner")]))
+    (tmp_path / "projects" / "loose.jsonl").write_text(jsonl([user("u", None, "09:00:00", "x")]))
+    found = store(tmp_path).discover()
+    assert [d.reference for d in found] == [str(real)]
+
+
+def test_a_missing_root_gives_an_empty_list(tmp_path: Path) -> None:
+    assert store(tmp_path / "nowhere").discover() == []
+
+
+@pytest.mark.skipif(os.name == "nt" or os.geteuid() == 0, reason="permissions do not bind root")
+def test_unreadable_files_are_skipped(tmp_path: Path) -> None:
+    put(tmp_path, realistic_records())
+    locked = put(tmp_path, realistic_records(), session_id="locked")
+    locked.chmod(0)
+    try:
+        assert [d.meta_id for d in store(tmp_path).discover()] == [SID]
+    finally:
+        locked.chmod(0o644)
+
+
+def test_a_symlink_loop_in_the_projects_dir_does_not_hang(tmp_path: Path) -> None:
+    real = put(tmp_path, realistic_records())
+    (real.parent / "loop").symlink_to(tmp_path / "projects", target_is_directory=True)
+    (tmp_path / "projects" / "back").symlink_to(tmp_path / "projects", target_is_directory=True)
+    (real.parent / "self.jsonl").symlink_to(real.parent / "self.jsonl")
+    found = store(tmp_path).discover()
+    assert [d.reference for d in found] == [str(real)]
+
+
+def test_symlinked_session_files_are_listed(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(jsonl([user("u1", None, "09:00:00", "linked")]))
+    project = tmp_path / "root" / "projects" / "-repo"
+    project.mkdir(parents=True)
+    (project / "linked.jsonl").symlink_to(outside)
+    assert [d.meta_id for d in store(tmp_path / "root").discover()] == ["linked"]
+
+
+def test_discovery_is_sorted_newest_first(tmp_path: Path) -> None:
+    put(tmp_path, [user("u", None, "08:00:00", "old")], session_id="old")
+    put(tmp_path, [user("u", None, "10:00:00", "new")], session_id="new", cwd="/other")
+    assert [d.meta_id for d in store(tmp_path).discover()] == ["new", "old"]
+
+
+# -------------------------------------------------------------------------------- path safety
+
+
+@pytest.mark.parametrize(
+    "hostile", ["../../pwned", "/tmp/abs-pwned", "a/b", "..", "", "a\\b", "c:d"]
+)
+def test_hostile_session_ids_are_refused_before_writing(tmp_path: Path, hostile: str) -> None:
+    root = tmp_path / "root"
+    with pytest.raises(BadInput, match="not usable as a file name"):
+        store(root).save(one_message(hostile))
+    assert not root.exists()
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("side", ["../escape.txt", "subagents/../../x", "other/x", "subagents/"])
+def test_side_files_outside_the_session_directory_are_refused(tmp_path: Path, side: str) -> None:
+    native = one_message("ok")
+    hostile = ClaudeSession(native.session_id, native.lines, True, (SideFile(side, b"x"),))
+    with pytest.raises(BadInput):
+        store(tmp_path / "root").save(hostile)
+    assert not (tmp_path / "root").exists()
+
+
+# ------------------------------------------------------------------------------------- delete
+
+
+def test_delete_round_trip(tmp_path: Path) -> None:
+    target = store(tmp_path)
+    saved = target.save(one_message("11111111-2222-4333-8444-555555555555"))
+    assert len(target.discover()) == 1
+    target.delete(saved.reference)
+    assert target.discover() == []
+    with pytest.raises(BadInput):
+        target.delete(saved.reference)
+
+
+def test_delete_refuses_files_outside_the_root(tmp_path: Path) -> None:
+    target = store(tmp_path / "root")
+    target.save(one_message("inside"))
+    foreign = tmp_path / "foreign.jsonl"
+    foreign.write_text(jsonl([user("u", None, "09:00:00", "keep me")]))
+    with pytest.raises(StoreError, match="outside"):
+        target.delete(str(foreign))
+    assert foreign.exists()
+    link = tmp_path / "root" / "projects" / "-repo" / "link.jsonl"
+    link.symlink_to(foreign)
+    with pytest.raises(StoreError, match="outside"):
+        target.delete(str(link))
+    assert foreign.exists() and link.is_symlink()
+    with pytest.raises(BadInput):
+        target.delete(str(tmp_path / "root" / "projects" / "-repo" / "missing.jsonl"))
+    with pytest.raises(StoreError, match="not a session file"):
+        target.delete(str(tmp_path / "root" / "projects" / "-repo"))
+
+
+# ---------------------------------------------------------------------- fingerprints and root
+
+
+def test_fingerprints_are_mtime_ns_and_size(tmp_path: Path) -> None:
+    path = put(tmp_path, realistic_records())
+    os.utime(path, ns=(5, 1_700_000_000_000_000_001))
+    missing = str(tmp_path / "gone.jsonl")
+    prints = store(tmp_path).fingerprints([str(path), missing])
+    assert prints == {str(path): f"1700000000000000001:{path.stat().st_size}", missing: ""}
+
+
+def test_default_root_honours_claude_config_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    assert default_root() == isolated_home / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "")
+    assert default_root() == isolated_home / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert default_root() == tmp_path / "cfg"
+    harness = harnesses.get("claude")
+    live = harness.store()
+    assert isinstance(live, ClaudeCodeStore)
+    assert live.projects == tmp_path / "cfg" / "projects"
+
+
+def test_registry_and_resume_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    harness = harnesses.get("claude-code")
+    assert harness.id == "claude_code" and harness.has_store and harness.can_write
+    assert harness.resume_command("abc def") == ["claude", "--resume", "abc def"]
+    monkeypatch.setenv("TRANSCRIPT_CLAUDE_CODE_RESUME_CMD", "claude -r {id} --fork-session")
+    assert harness.resume_command("x") == ["claude", "-r", "x", "--fork-session"]
+
+
+def test_written_session_is_found_and_reads_back(tmp_path: Path) -> None:
+    transcript = m.Transcript(
+        meta=m.Meta(id=SID, timestamp=T0, cwd="/repo", title="t", model="claude-opus-4-8"),
+        messages=(
+            m.Message(role="user", content=(m.Text(text="hi"),), timestamp=T0),
+            m.Message(
+                role="assistant",
+                content=(m.Text(text="hello"),),
+                timestamp=T0,
+                model="claude-opus-4-8",
+            ),
+        ),
+    )
+    target = store(tmp_path)
+    saved = target.save(writer.from_common(transcript))
+    found = target.discover()
+    assert [(d.meta_id, d.title, d.cwd, d.model) for d in found] == [
+        (SID, "t", "/repo", "claude-opus-4-8")
+    ]
+    assert reader.to_common(target.load(saved.reference)) == transcript
