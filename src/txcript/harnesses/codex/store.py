@@ -1,0 +1,403 @@
+"""The Codex store: rollout files under ``$CODEX_HOME`` (default ``~/.codex``).
+
+**Layout.** Live threads are ``sessions/YYYY/MM/DD/rollout-<YYYY-MM-DDThh-mm-ss>-<id>.jsonl``;
+archived ones sit under ``archived_sessions/``; the original TypeScript CLI wrote one
+``rollout-….json`` document per session. Newer builds may compress a rollout as
+``….jsonl.zst``; when both exist the plain file wins. ``session_index.jsonl`` is an append-only
+log of ``{id, thread_name, updated_at}`` whose last line for an id is the thread's name, and a
+SQLite state database may mirror thread metadata (see :mod:`.statedb`).
+
+**Discovery** walks both trees without following directory symlinks (symlinked files are listed),
+sniffs each file by content (its first JSON line must be a rollout header; a ``.json`` file must
+be a legacy document), and reads only the head of a rollout — until :class:`~.codec.MetaScan` has
+everything, normally a handful of lines — so its metadata is exactly what load + ``to_common``
+gives. ``updated_at`` is the file's mtime.
+
+**Compressed rollouts** need a zstd decoder: Python 3.14's ``compression.zstd`` or the
+``zstandard`` package. Without one, discovery skips them with one warning and loading one is a
+one-line error.
+
+**Saving** validates the id before anything is written, checks the state database's schema (an
+unknown one refuses the save), writes the rollout atomically, registers the thread in the
+database in one transaction (undoing the file on failure) and appends the thread's name to
+``session_index.jsonl`` when it has one the index does not already give it.
+
+**Deleting** resolves symlinks and refuses anything outside ``sessions/`` and
+``archived_sessions/`` or that is not a rollout; the database row goes in the same transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from txcript.diagnostics import warn
+from txcript.errors import BadInput, StoreError
+from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.model import Text
+from txcript.shared.files import write_atomic
+from txcript.shared.ids import check_session_id
+from txcript.shared.jsonutil import INVALID
+from txcript.shared.timeutil import now
+
+from . import codec, statedb
+from .codec import MetaScan, stamp
+from .native import (
+    HARNESS,
+    CodexSession,
+    id_from_file_name,
+    is_rollout_head,
+    line_record,
+    parse,
+    parse_value,
+    records,
+    render,
+)
+from .tools import dumps
+
+ENV_OVERRIDE = "CODEX_HOME"
+_SUFFIXES = (".jsonl", ".jsonl.zst", ".json")
+_CHUNK = 1 << 16
+
+
+def default_root() -> Path | None:
+    """``$CODEX_HOME`` when set and non-empty, else ``~/.codex``, else None (no home)."""
+    override = os.environ.get(ENV_OVERRIDE)
+    if override:
+        return Path(override)
+    home = home_dir()
+    return None if home is None else home / ".codex"
+
+
+# ------------------------------------------------------------------------------------ files
+
+
+class _NeedsZstd(Exception):
+    """A ``.zst`` rollout and no zstd decoder installed."""
+
+
+def _zstd_module() -> Any | None:
+    """Python 3.14's ``compression.zstd``, else the ``zstandard`` package, else None."""
+    for name in ("compression.zstd", "zstandard"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    return None
+
+
+def _open(path: Path) -> IO[bytes]:
+    if path.name.endswith(".zst"):
+        module = _zstd_module()
+        if module is None:
+            raise _NeedsZstd(str(path))
+        stream: IO[bytes] = module.open(path, "rb")
+        return stream
+    return open(path, "rb")
+
+
+def _zstd_error(path: Path) -> StoreError:
+    return StoreError(
+        f"reading {path}: compressed Codex rollouts need a zstd decoder "
+        "(install the `zstandard` package)"
+    )
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        with _open(path) as stream:
+            return stream.read()
+    except _NeedsZstd:
+        raise _zstd_error(path) from None
+    except FileNotFoundError:
+        raise BadInput(f"no Codex session at {path}") from None
+    except (OSError, EOFError, ValueError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise StoreError(f"reading {path}: {detail}") from None
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """The stream's lines without their ``\\n``, read in chunks."""
+    pending = b""
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        yield from complete
+    yield pending
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _within(path: Path, directory: Path) -> bool:
+    return path.parts[: len(directory.parts)] == directory.parts
+
+
+# ------------------------------------------------------------------------------------ index
+
+
+def read_index(path: Path) -> dict[str, str]:
+    """Thread names from ``session_index.jsonl``: the last line for an id wins."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    names: dict[str, str] = {}
+    for raw in data.split(b"\n"):
+        value = parse_value(_decode(raw)) if raw.strip() else INVALID
+        if not isinstance(value, dict):
+            continue
+        thread_id, name = value.get("id"), value.get("thread_name")
+        if isinstance(thread_id, str) and isinstance(name, str):
+            if name:
+                names[thread_id] = name
+            else:
+                names.pop(thread_id, None)
+    return names
+
+
+def _append_index(path: Path, thread_id: str, name: str) -> None:
+    entry = dumps({"id": thread_id, "thread_name": name, "updated_at": stamp(now())}) + "\n"
+    try:
+        with open(path, "ab+") as handle:
+            handle.seek(0, io.SEEK_END)
+            if handle.tell():
+                handle.seek(-1, io.SEEK_END)
+                if handle.read(1) != b"\n":
+                    entry = "\n" + entry
+            handle.write(entry.encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+
+
+# ------------------------------------------------------------------------------------ store
+
+
+class CodexStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.sessions = root / "sessions"
+        self.archived = root / "archived_sessions"
+        self.index = root / "session_index.jsonl"
+
+    # -- discovery --------------------------------------------------------------------------
+    def _files(self) -> list[Path]:
+        found: list[Path] = []
+        for top in (self.sessions, self.archived):
+            for directory, _dirs, names in os.walk(top, followlinks=False):
+                present = set(names)
+                for name in names:
+                    if not name.endswith(_SUFFIXES):
+                        continue
+                    if name.endswith(".zst") and name[: -len(".zst")] in present:
+                        continue
+                    found.append(Path(directory, name))
+        return sorted(found)
+
+    def _head(self, path: Path) -> MetaScan | None:
+        """The meta scan of a rollout's head, or None when the file is not a Codex session."""
+        if path.name.endswith(".json"):
+            try:
+                native = parse_legacy(_decode(path.read_bytes()))
+            except OSError:
+                return None
+            return None if native is None else codec.scan_meta(records(native))
+        scan = MetaScan()
+        sniffed = False
+        with _open(path) as stream:
+            for index, raw in enumerate(_lines(stream)):
+                if not raw.strip():
+                    continue
+                value = parse_value(_decode(raw))
+                if not sniffed:
+                    if value is INVALID:
+                        continue
+                    if not is_rollout_head(value):
+                        return None
+                    sniffed = True
+                record = line_record(index, value)
+                if record is not None and scan.feed(record):
+                    break
+        return scan if sniffed else None
+
+    def discover(self) -> list[Discovered]:
+        titles = read_index(self.index)
+        found: list[Discovered] = []
+        compressed = 0
+        for path in self._files():
+            try:
+                scan = self._head(path)
+                stat = path.stat()
+            except _NeedsZstd:
+                compressed += 1
+                continue
+            except (OSError, EOFError, ValueError):
+                continue
+            if scan is None:
+                continue
+            fallback = id_from_file_name(path.name)
+            session_id = scan.meta(None, fallback).id
+            meta = scan.meta(titles.get(session_id), fallback)
+            found.append(
+                Discovered(
+                    harness=HARNESS,
+                    reference=str(path),
+                    meta_id=meta.id,
+                    timestamp=meta.timestamp,
+                    title=meta.title,
+                    cwd=meta.cwd,
+                    model=meta.model,
+                    git_branch=meta.git_branch,
+                    updated_at=datetime.fromtimestamp(stat.st_mtime_ns / 1e9, UTC),
+                )
+            )
+        if compressed:
+            warn(
+                f"skipped {compressed} compressed Codex rollout(s) under {self.root}: "
+                "install the `zstandard` package to read .jsonl.zst files"
+            )
+        return found
+
+    # -- load / save ------------------------------------------------------------------------
+    def load(self, reference: str) -> CodexSession:
+        path = Path(reference)
+        native = parse(_decode(_read_bytes(path)), label=str(path))
+        native = replace(native, fallback_id=id_from_file_name(path.name))
+        session_id = codec.meta_of(native).id
+        return replace(native, title=read_index(self.index).get(session_id))
+
+    def target(self, native: CodexSession) -> tuple[str, Path]:
+        """The session id (validated) and the path ``native`` is saved at: from id and start."""
+        meta = codec.meta_of(native)
+        session_id = check_session_id(meta.id)
+        t = meta.timestamp
+        day = (f"{t.year:04d}", f"{t.month:02d}", f"{t.day:02d}")
+        clock = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}-{t.minute:02d}-{t.second:02d}"
+        suffix = ".json" if native.legacy else ".jsonl"
+        return session_id, self.sessions.joinpath(*day, f"rollout-{clock}-{session_id}{suffix}")
+
+    def save(self, native: CodexSession, *, force: bool = False) -> Saved:
+        session_id, path = self.target(native)
+        data = render(native).encode("utf-8", "surrogateescape")
+        db = statedb.find(self.root)
+        if db is not None:
+            statedb.check(db)
+        previous: bytes | None = None
+        with contextlib.suppress(OSError):
+            previous = path.read_bytes()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"creating {path.parent}: {exc.strerror or exc}") from None
+        write_atomic(path, data)
+        if db is not None:
+            try:
+                statedb.register(db, self._thread(native, path))
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    if previous is None:
+                        path.unlink()
+                    else:
+                        write_atomic(path, previous)
+                raise
+        if native.title is not None and read_index(self.index).get(session_id) != native.title:
+            _append_index(self.index, session_id, native.title)
+        return Saved(id=session_id, reference=str(path), location=str(path))
+
+    def _thread(self, native: CodexSession, path: Path) -> statedb.Thread:
+        transcript = codec.to_common(native)
+        meta = transcript.meta
+        prompts = [
+            m for m in transcript.messages if m.role == "user" and codec.derived_title(m.content)
+        ]
+        first = ""
+        if prompts:
+            first = "\n".join(b.text for b in prompts[0].content if isinstance(b, Text))
+        updated = max([meta.timestamp, *(m.timestamp for m in transcript.messages)])
+        tokens = sum(
+            m.usage.input_tokens + m.usage.output_tokens for m in transcript.messages if m.usage
+        )
+        return statedb.Thread(
+            id=meta.id,
+            rollout_path=str(path.resolve()),
+            created_at=meta.timestamp,
+            updated_at=updated,
+            cwd=meta.cwd or "",
+            title=meta.title or "",
+            first_user_message=first,
+            model=meta.model,
+            cli_version=meta.cli_version or "",
+            git_branch=meta.git_branch,
+            tokens_used=tokens,
+            has_user_event=bool(prompts),
+        )
+
+    # -- delete / fingerprints --------------------------------------------------------------
+    def delete(self, reference: str, *, force: bool = False) -> None:
+        given = Path(reference)
+        real = Path(os.path.realpath(given))
+        roots = [Path(os.path.realpath(top)) for top in (self.sessions, self.archived)]
+        if not any(_within(real, top) for top in roots):
+            raise BadInput(f"{reference} is not inside the Codex store {self.root}")
+        if not real.is_file():
+            raise BadInput(f"no Codex session at {reference}")
+        try:
+            scan = self._head(real)
+        except _NeedsZstd:
+            scan = MetaScan() if real.name.startswith("rollout-") else None
+        except (OSError, EOFError, ValueError) as exc:
+            raise StoreError(f"reading {real}: {exc}") from None
+        if scan is None:
+            raise BadInput(f"{reference} is not a Codex rollout")
+        session_id = scan.meta(None, id_from_file_name(real.name)).id
+
+        def remove() -> None:
+            try:
+                real.unlink()
+            except OSError as exc:
+                raise StoreError(f"deleting {real}: {exc.strerror or exc}") from None
+
+        db = statedb.find(self.root)
+        if db is None:
+            remove()
+        else:
+            statedb.unregister(db, session_id, remove)
+        if given.is_symlink() and _within(
+            Path(os.path.abspath(given)), Path(os.path.abspath(self.root))
+        ):
+            with contextlib.suppress(OSError):
+                given.unlink()
+
+    def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for reference in references:
+            try:
+                st = os.stat(reference)
+                out[reference] = f"{st.st_mtime_ns}:{st.st_size}"
+            except OSError:
+                out[reference] = ""
+        return out
+
+    def location(self, reference: str) -> str:
+        return reference
+
+
+def parse_legacy(text: str) -> CodexSession | None:
+    """A legacy ``{session, items}`` document as a body, or None when ``text`` is not one."""
+    value = parse_value(text)
+    if not (isinstance(value, dict) and isinstance(value.get("session"), dict)):
+        return None
+    if not isinstance(value.get("items"), list):
+        return None
+    return parse(text)

@@ -1,0 +1,369 @@
+"""Hand-written Codex rollouts, one per generation, shaped like real files (never copied ones)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+SESSION_ID = "019a1b2c-3d4e-7f60-8a1b-2c3d4e5f6a7b"
+BARE_ID = "5f0c7d1e-2a3b-4c5d-8e9f-0a1b2c3d4e5f"
+LEGACY_ID = "a1b2c3d4-e5f6-4789-8abc-def012345678"
+ENCRYPTED = "gAAAAABo-opaque-encrypted-reasoning=="
+IMAGE_DATA = "iVBORw0KGgoAAAANSUhEUg=="
+
+
+def line(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def env(ts: str, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": ts, "type": kind, "payload": payload}
+
+
+def _text(role: str, text: str, kind: str = "input_text") -> dict[str, Any]:
+    return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+
+def _usage(inp: int, cached: int, out: int) -> dict[str, Any]:
+    return {
+        "input_tokens": inp,
+        "cached_input_tokens": cached,
+        "output_tokens": out,
+        "reasoning_output_tokens": 0,
+        "total_tokens": inp + out,
+    }
+
+
+def _token_count(ts: str, last: dict[str, Any] | None, total: dict[str, Any] | None) -> Any:
+    info = None
+    if last is not None:
+        info = {
+            "total_token_usage": total,
+            "last_token_usage": last,
+            "model_context_window": 272000,
+        }
+    return env(ts, "event_msg", {"type": "token_count", "info": info, "rate_limits": None})
+
+
+PATCH = (
+    "*** Begin Patch\n"
+    "*** Update File: src/parser.rs\n"
+    "@@ fn parse(\n"
+    " let mut i = 0;\n"
+    "-while i <= n {\n"
+    "+while i < n {\n"
+    "@@\n"
+    "-    i += 2;\n"
+    "+    i += 1;\n"
+    "*** End Patch"
+)
+
+
+def current_records() -> list[Any]:
+    """A current (enveloped) rollout: two turns, the second aborted, plus noise."""
+    t = "2026-08-20T10:00:0{}.{}Z".format
+    u1, u2, u3 = _usage(1200, 1000, 80), _usage(1400, 1200, 60), _usage(1500, 1400, 20)
+    total = _usage(4100, 3600, 160)
+    return [
+        env(
+            t(0, "000"),
+            "session_meta",
+            {
+                "id": SESSION_ID,
+                "timestamp": t(0, "000"),
+                "cwd": "/home/dev/proj",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.77.0",
+                "source": "cli",
+                "model_provider": "openai",
+                "base_instructions": {"text": "You are Codex, a coding agent."},
+                "git": {
+                    "commit_hash": "0123456789abcdef0123456789abcdef01234567",
+                    "branch": "fix/parser",
+                    "repository_url": "git@github.com:dev/proj.git",
+                },
+            },
+        ),
+        env(t(0, "010"), "response_item", _text("developer", "<permissions instructions>…")),
+        env(
+            t(0, "011"),
+            "response_item",
+            _text("user", "# AGENTS.md instructions for /home/dev/proj\n\n<INSTRUCTIONS>x"),
+        ),
+        env(
+            t(0, "012"),
+            "response_item",
+            _text("user", "<environment_context>\n  <cwd>/home/dev/proj</cwd>\n"),
+        ),
+        env(t(1, "000"), "event_msg", {"type": "task_started", "turn_id": "t1"}),
+        env(
+            t(1, "000"),
+            "turn_context",
+            {
+                "turn_id": "t1",
+                "cwd": "/home/dev/proj",
+                "approval_policy": "on-request",
+                "sandbox_policy": {"type": "workspace-write", "network_access": False},
+                "model": "gpt-5.1-codex",
+                "effort": "medium",
+                "summary": "auto",
+            },
+        ),
+        env(t(1, "100"), "response_item", _text("user", "Fix the failing parser test\nplease")),
+        env(
+            t(1, "100"),
+            "event_msg",
+            {"type": "user_message", "message": "Fix the failing parser test\nplease"},
+        ),
+        _token_count(t(1, "200"), None, None),
+        env(
+            t(2, "000"),
+            "response_item",
+            {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "**Running tests**"}],
+                "content": None,
+                "encrypted_content": ENCRYPTED,
+            },
+        ),
+        env(t(2, "000"), "event_msg", {"type": "agent_reasoning", "text": "**Running tests**"}),
+        env(
+            t(2, "100"),
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": '{"cmd":"cargo test","workdir":"/home/dev/proj",'
+                '"yield_time_ms":10000}',
+                "call_id": "call_exec1",
+            },
+        ),
+        _token_count(t(2, "200"), u1, u1),
+        env(
+            t(3, "000"),
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "call_exec1",
+                "output": "Chunk ID: 4f2a\nWall time: 1.2040 seconds\n"
+                "Process exited with code 101\nOriginal token count: 9\n"
+                "Output:\nFAILED parser::tests::bounds",
+            },
+        ),
+        env(
+            t(3, "500"),
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_patch1",
+                "name": "apply_patch",
+                "input": PATCH,
+            },
+        ),
+        _token_count(t(3, "600"), u2, _usage(2600, 2200, 140)),
+        _token_count(t(3, "601"), u2, _usage(2600, 2200, 140)),
+        env(
+            t(4, "000"),
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "call_patch1",
+                "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\n"
+                "Success. Updated the following files:\nM src/parser.rs\n",
+            },
+        ),
+        env(
+            t(4, "100"),
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "update_plan",
+                "arguments": '{"plan":[{"step":"fix bound","status":"completed"}]}',
+                "call_id": "call_plan1",
+            },
+        ),
+        env(
+            t(4, "200"),
+            "response_item",
+            {"type": "function_call_output", "call_id": "call_plan1", "output": "Plan updated"},
+        ),
+        env(t(4, "300"), "response_item", {"type": "ghost_snapshot", "ghost_commit": {"id": "g"}}),
+        env(
+            t(5, "000"),
+            "response_item",
+            _text("assistant", "Fixed the off-by-one.", "output_text"),
+        ),
+        env(
+            t(5, "000"), "event_msg", {"type": "agent_message", "message": "Fixed the off-by-one."}
+        ),
+        _token_count(t(5, "100"), u3, total),
+        env(t(5, "200"), "event_msg", {"type": "task_complete", "turn_id": "t1"}),
+        {"timestamp": t(5, "300"), "type": "world_state", "payload": {"open_files": []}},
+        env(t(6, "000"), "event_msg", {"type": "task_started", "turn_id": "t2"}),
+        env(
+            t(6, "000"),
+            "turn_context",
+            {
+                "cwd": "/home/dev/proj",
+                "approval_policy": "on-request",
+                "sandbox_policy": {"type": "read-only"},
+                "model": "gpt-5.1-codex-max",
+                "summary": "auto",
+            },
+        ),
+        env(
+            t(6, "100"),
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "what is in this screenshot?"},
+                    {"type": "input_image", "image_url": f"data:image/png;base64,{IMAGE_DATA}"},
+                ],
+            },
+        ),
+        env(
+            t(7, "000"),
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": '{"command":["ls","-la","my dir"],"timeout_ms":5000}',
+                "call_id": "call_ls",
+            },
+        ),
+        env(t(7, "500"), "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+        env(
+            t(8, "000"),
+            "compacted",
+            {"message": "summary of the work", "replacement_history": [_text("user", "old")]},
+        ),
+    ]
+
+
+def current_text() -> str:
+    rows = [line(r) for r in current_records()]
+    rows.insert(20, '{"timestamp":"2026-08-20T10:00:04.150Z","type":"event_msg","payl')
+    return "\n".join(rows) + "\n"
+
+
+#: The 1-based line number of the truncated line :func:`current_text` holds.
+BROKEN_LINE = 21
+
+
+def bare_records() -> list[Any]:
+    """A mid-2025 rollout: a bare header, then one Responses item per line."""
+    return [
+        {
+            "id": BARE_ID,
+            "timestamp": "2025-06-01T08:30:00.000Z",
+            "instructions": None,
+            "git": {"commit_hash": "abc", "branch": "main", "repository_url": None},
+        },
+        {"record_type": "state"},
+        _text("user", "<user_instructions>\nbe brief\n</user_instructions>"),
+        _text("user", "<environment_context>\n  <cwd>/srv/app</cwd>\n</environment_context>"),
+        _text("user", "list the files"),
+        {"record_type": "state"},
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [],
+            "encrypted_content": ENCRYPTED,
+        },
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "name": "shell",
+            "arguments": '{"command":["bash","-lc","ls -la"],"workdir":"/srv/app",'
+            '"timeout_ms":10000}',
+            "call_id": "call_1",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": '{"output":"total 0\\n","metadata":{"exit_code":0,"duration_seconds":0.1}}',
+        },
+        {
+            "type": "local_shell_call",
+            "id": "lsh_1",
+            "call_id": "call_2",
+            "status": "completed",
+            "action": {
+                "type": "exec",
+                "command": ["cat", "README.md"],
+                "timeout_ms": None,
+                "working_directory": "/srv/app",
+                "env": None,
+                "user": None,
+            },
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_2",
+            "output": '{"output":"cat: README.md: No such file","metadata":{"exit_code":1,'
+            '"duration_seconds":0.0}}',
+        },
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": '{"command":["bash","-lc","rm -rf build"],'
+            '"with_escalated_permissions":true,"justification":"clean"}',
+            "call_id": "call_3",
+        },
+        {"type": "function_call_output", "call_id": "call_3", "output": "denied"},
+        {"type": "function_call", "name": "broken", "arguments": "{not json", "call_id": "call_4"},
+        _text("assistant", "There are no files.", "output_text"),
+    ]
+
+
+def bare_text() -> str:
+    return "\n".join(line(r) for r in bare_records()) + "\n"
+
+
+def legacy_document() -> dict[str, Any]:
+    """The TypeScript CLI's single JSON document."""
+    return {
+        "session": {
+            "timestamp": "2025-04-16T17:20:05.123Z",
+            "id": LEGACY_ID,
+            "instructions": "",
+        },
+        "items": [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "hello codex"}],
+            },
+            {
+                "id": "fc_1",
+                "type": "function_call",
+                "status": "completed",
+                "call_id": "call_a",
+                "name": "shell",
+                "arguments": '{"command":["apply_patch","*** Begin Patch\\n*** Add File: '
+                'hello.txt\\n+hi\\n*** End Patch"]}',
+            },
+            {
+                "type": "function_call_output",
+                "call_id": "call_a",
+                "output": '{"output":"Done!","metadata":{"exit_code":0,"duration_seconds":0}}',
+            },
+            {
+                "id": "msg_2",
+                "type": "message",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {"type": "output_text", "text": "Created hello.txt", "annotations": []}
+                ],
+            },
+        ],
+    }
+
+
+def legacy_text() -> str:
+    return json.dumps(legacy_document(), indent=2) + "\n"
