@@ -31,7 +31,7 @@ from txcript.fragment import (
 )
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript
-from txcript.shared.jsonutil import loads_strict
+from txcript.shared.jsonutil import INVALID, loads_strict, try_loads
 
 # ------------------------------------------------------------------------------- discovery
 
@@ -145,6 +145,9 @@ def parse_document(
     try:
         value = loads_strict(text)
     except ValueError as exc:
+        line_based = _sniff_lines(text)
+        if line_based is not None:
+            return line_based, line_based.from_text(text)
         raise BadInput(f"reading {label}: not valid JSON: {exc}") from None
     for harness in _sniff_order():
         if harness.sniff(value):
@@ -152,6 +155,24 @@ def parse_document(
     # Nothing recognises it: Simple, the most forgiving format, says precisely what is missing.
     simple = harnesses.get("simple")
     return simple, simple.from_text(text)
+
+
+def _sniff_lines(text: str, limit: int = 20) -> Harness[Any] | None:
+    """The harness whose line-based (JSONL) text form this is, judged by its first lines."""
+    values = []
+    for line in text.splitlines():
+        if line.strip():
+            value = try_loads(line)
+            if value is not INVALID:
+                values.append(value)
+            if len(values) >= limit:
+                break
+    if not values:
+        return None
+    for harness in _sniff_order():
+        if harness.sniff_lines(values):
+            return harness
+    return None
 
 
 def _sniff_order() -> list[Harness[Any]]:

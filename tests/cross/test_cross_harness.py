@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.shared.jsonutil import dumps_compact
@@ -100,3 +102,16 @@ def test_cursor_to_codex_to_claude_code_to_cursor_keeps_every_message(tmp_path: 
         if isinstance(b, m.ToolResult) and b.tool_use_id.startswith("toolu_")
     ]
     assert [r.is_error for r in shell_results] == [False]
+
+
+@pytest.mark.parametrize("harness_id", ["claude_code", "codex", "cursor_desktop"])
+def test_native_text_documents_are_recognised_without_from(
+    harness_id: str, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """JSONL text forms are not one JSON document; their first lines identify them."""
+    harness = harnesses.get(harness_id)
+    path = tmp_path / "session.txt"
+    path.write_text(harness.to_text(harness.from_common(cursor_source())))
+    result = run_cli("export", str(path), "--format", "common")
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["meta"]["title"] == "Run the tests, then check config.yaml"

@@ -101,6 +101,10 @@ class Harness(ABC, Generic[NativeT]):
         """Is this parsed JSON value a document in this harness's text form?"""
         return False
 
+    def sniff_lines(self, values: list[Any]) -> bool:
+        """For line-based (JSONL) text forms: do these parsed first lines look like ours?"""
+        return False
+
     # -- store ----------------------------------------------------------------------------
     def default_root(self) -> Path | None:
         """Where this harness keeps its sessions on this machine, or None if it has no store."""

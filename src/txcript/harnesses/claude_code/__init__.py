@@ -41,8 +41,13 @@ class ClaudeCode(Harness[ClaudeSession]):
 
         return text_form.to_text(native)
 
+    def sniff_lines(self, values: list[Any]) -> bool:
+        from txcript.harnesses.claude_code.text import is_record
+
+        return any(is_record(value) for value in values)
+
     def sniff(self, document: Any) -> bool:
-        # The text form is JSONL, not one JSON document; see ``text.looks_like_session``.
+        # The text form is JSONL, not one JSON document; see ``sniff_lines``.
         return False
 
     def default_root(self) -> Path | None:

@@ -48,6 +48,11 @@ class Codex(Harness[CodexSession]):
 
         return native.sniff(document)
 
+    def sniff_lines(self, values: list[Any]) -> bool:
+        from txcript.harnesses.codex import native
+
+        return bool(values) and native.sniff(values[0])
+
     def default_root(self) -> Path | None:
         from txcript.harnesses.codex import store
 
