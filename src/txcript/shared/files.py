@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from txcript.errors import StoreError
@@ -27,3 +29,21 @@ def write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+
+
+def modified_at(stat: os.stat_result) -> datetime:
+    """A file's modification time (a session file's ``updated_at``)."""
+    return datetime.fromtimestamp(stat.st_mtime_ns / 1e9, tz=UTC)
+
+
+def file_fingerprints(paths: Iterable[str]) -> dict[str, str]:
+    """``"<mtime ns>:<size>"`` per path, ``""`` when it cannot be read (file stores' cursors)."""
+    out: dict[str, str] = {}
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            out[path] = ""
+            continue
+        out[path] = f"{stat.st_mtime_ns}:{stat.st_size}"
+    return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from txcript.errors import BadInput, StoreError
@@ -30,7 +30,7 @@ from txcript.harnesses.claude_code.native import (
     render_text,
 )
 from txcript.model import Meta
-from txcript.shared.files import write_atomic
+from txcript.shared.files import file_fingerprints, modified_at, write_atomic
 from txcript.shared.ids import check_session_id, id_problem
 
 HARNESS = "claude_code"
@@ -100,10 +100,6 @@ def scan_bytes(data: bytes, session_id: str) -> MetaScan:
     return scan
 
 
-def _mtime(stat: os.stat_result) -> datetime:
-    return datetime.fromtimestamp(stat.st_mtime_ns / 1e9, tz=UTC)
-
-
 def _side_path_problem(path: str) -> str | None:
     """Why a side file's relative path may not be written, or None when it may."""
     parts = path.split("/")
@@ -160,7 +156,7 @@ class ClaudeCodeStore:
         scan = scan_bytes(data, path.stem)
         if scan.first is None or scan.is_sidechain_file:
             return None
-        return scan.meta(), _mtime(stat)
+        return scan.meta(), modified_at(stat)
 
     def discover(self) -> list[Discovered]:
         out: list[Discovered] = []
@@ -304,12 +300,4 @@ class ClaudeCodeStore:
 
     # -- change cursors ---------------------------------------------------------------------
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for reference in references:
-            try:
-                stat = os.stat(reference)
-            except OSError:
-                out[reference] = ""
-                continue
-            out[reference] = f"{stat.st_mtime_ns}:{stat.st_size}"
-        return out
+        return file_fingerprints(references)

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from txcript.harnesses.base import Harness
-from txcript.harnesses.codex.ids import new_uuid7
 from txcript.harnesses.codex.native import CodexSession
 from txcript.model import Transcript
+from txcript.shared.ids import new_uuid7
 
 
 class Codex(Harness[CodexSession]):

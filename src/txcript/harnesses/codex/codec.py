@@ -57,12 +57,11 @@ from txcript.model import (
     Transcript,
     Usage,
 )
-from txcript.shared.ids import namespace_from_ascii, uuid5
+from txcript.shared.ids import derived_uuid7, namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import dumps_compact, is_uint
 from txcript.shared.timeutil import EPOCH, format_millis, format_rfc3339, parse_rfc3339
 
 from . import tools
-from .ids import derived_uuid7
 from .native import CodexSession, Line, Record, line_record, records
 
 NAMESPACE = namespace_from_ascii(b"txcript-codex!!!")

@@ -82,14 +82,6 @@ class Record:
 # ----------------------------------------------------------------------------------- parsing
 
 
-def parse_value(text: str) -> Any:
-    """Strict JSON of one line, or INVALID (also for nesting too deep to parse)."""
-    try:
-        return try_loads(text)
-    except RecursionError:
-        return INVALID
-
-
 def _legacy_document(value: Any) -> bool:
     return (
         isinstance(value, dict)
@@ -116,7 +108,7 @@ def parse(text: str, label: str | None = None) -> CodexSession:
     if not text.strip():
         raise Malformed(HARNESS, f"{label or 'the input'} is empty")
     if text.lstrip().startswith("{"):
-        whole = parse_value(text)
+        whole = try_loads(text)
         if _legacy_document(whole):
             return CodexSession(lines=(Line(text, whole),), trailing_newline=False, legacy=True)
     trailing = text.endswith("\n")
@@ -127,7 +119,7 @@ def parse(text: str, label: str | None = None) -> CodexSession:
         if not raw.strip():
             lines.append(Line(raw, INVALID))
             continue
-        value = parse_value(raw)
+        value = try_loads(raw)
         if value is INVALID:
             where = f"{label}: line {number}" if label else f"line {number}"
             warn(f"{where} of the Codex rollout is not valid JSON; skipped")

@@ -34,7 +34,6 @@ import io
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,9 +41,9 @@ from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.model import Text
-from txcript.shared.files import write_atomic
+from txcript.shared.files import file_fingerprints, modified_at, write_atomic
 from txcript.shared.ids import check_session_id
-from txcript.shared.jsonutil import INVALID
+from txcript.shared.jsonutil import INVALID, try_loads
 from txcript.shared.timeutil import now
 
 from . import codec, statedb
@@ -56,7 +55,6 @@ from .native import (
     is_rollout_head,
     line_record,
     parse,
-    parse_value,
     records,
     render,
 )
@@ -155,7 +153,7 @@ def read_index(path: Path) -> dict[str, str]:
         return {}
     names: dict[str, str] = {}
     for raw in data.split(b"\n"):
-        value = parse_value(_decode(raw)) if raw.strip() else INVALID
+        value = try_loads(_decode(raw)) if raw.strip() else INVALID
         if not isinstance(value, dict):
             continue
         thread_id, name = value.get("id"), value.get("thread_name")
@@ -219,7 +217,7 @@ class CodexStore:
             for index, raw in enumerate(_lines(stream)):
                 if not raw.strip():
                     continue
-                value = parse_value(_decode(raw))
+                value = try_loads(_decode(raw))
                 if not sniffed:
                     if value is INVALID:
                         continue
@@ -259,7 +257,7 @@ class CodexStore:
                     cwd=meta.cwd,
                     model=meta.model,
                     git_branch=meta.git_branch,
-                    updated_at=datetime.fromtimestamp(stat.st_mtime_ns / 1e9, UTC),
+                    updated_at=modified_at(stat),
                 )
             )
         if compressed:
@@ -380,14 +378,7 @@ class CodexStore:
                 given.unlink()
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for reference in references:
-            try:
-                st = os.stat(reference)
-                out[reference] = f"{st.st_mtime_ns}:{st.st_size}"
-            except OSError:
-                out[reference] = ""
-        return out
+        return file_fingerprints(references)
 
     def location(self, reference: str) -> str:
         return reference
@@ -395,7 +386,7 @@ class CodexStore:
 
 def parse_legacy(text: str) -> CodexSession | None:
     """A legacy ``{session, items}`` document as a body, or None when ``text`` is not one."""
-    value = parse_value(text)
+    value = try_loads(text)
     if not (isinstance(value, dict) and isinstance(value.get("session"), dict)):
         return None
     if not isinstance(value.get("items"), list):

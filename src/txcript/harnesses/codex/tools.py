@@ -49,9 +49,7 @@ from txcript.model import (
     render_tool,
     type_tool,
 )
-from txcript.shared.jsonutil import INVALID
-
-from .native import parse_value
+from txcript.shared.jsonutil import INVALID, try_loads
 
 SHELL_ARGV_TOOLS = frozenset(("shell", "container.exec"))
 #: Native names whose outputs carry an exit-code envelope.
@@ -237,7 +235,7 @@ def _shell_tool(name: str, args: Any) -> Tool:
 
 def call_tool(name: str, arguments: Any) -> Tool:
     """The Common tool of a ``function_call`` (``arguments`` is its raw JSON string)."""
-    args = parse_value(arguments) if isinstance(arguments, str) else arguments
+    args = try_loads(arguments) if isinstance(arguments, str) else arguments
     if args is INVALID:
         return Raw(tool_name=name, input=arguments)
     if name in SHELL_ARGV_TOOLS or name in ("shell_command", "exec_command"):
@@ -301,7 +299,7 @@ def _unified_exec(text: str) -> tuple[str, bool] | None:
 
 def exec_output(output: str) -> tuple[str, bool]:
     """Unwrap an exec-family output: ``(text, is_error)``; unknown shapes are kept whole."""
-    value = parse_value(output) if output.startswith("{") else INVALID
+    value = try_loads(output) if output.startswith("{") else INVALID
     if (
         isinstance(value, dict)
         and set(value) == {"output", "metadata"}
