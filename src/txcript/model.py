@@ -240,12 +240,27 @@ _OPTIONAL_STR = ("workdir", "description")
 _OPTIONAL_UINT = ("offset", "limit", "timeout_ms")
 
 
+#: ``(all field names, required field names)`` per typed-tool class, filled on first use:
+#: ``msgspec.structs.fields`` re-evaluates the class's annotations on every call.
+_SCHEMAS: dict[type[msgspec.Struct], tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _schema(cls: type[msgspec.Struct]) -> tuple[frozenset[str], frozenset[str]]:
+    schema = _SCHEMAS.get(cls)
+    if schema is None:
+        schema = (
+            frozenset(cls.__struct_fields__),
+            frozenset(f.name for f in msgspec.structs.fields(cls) if f.required),
+        )
+        _SCHEMAS[cls] = schema
+    return schema
+
+
 def _fits(cls: type[msgspec.Struct], data: Any) -> bool:
     """Does ``data`` match ``cls``'s schema exactly (no unknown keys, right JSON types)?"""
     if not isinstance(data, dict):
         return False
-    fields = set(cls.__struct_fields__)
-    required = {f.name for f in msgspec.structs.fields(cls) if f.required}
+    fields, required = _schema(cls)
     if not required.issubset(data) or not fields.issuperset(data):
         return False
     for key, value in data.items():

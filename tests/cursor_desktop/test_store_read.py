@@ -396,6 +396,153 @@ def test_discovery_never_needs_bubble_bodies(tmp_path: Path) -> None:
     assert codec.to_common(store.load("odd")).messages == ()
 
 
+# ---------------------------------------------------------------- composerData as a load reads it
+
+
+def _one_session(
+    tmp_path: Path, cell: str | bytes, *, bubbles: bool = True, as_text: bool = False
+) -> CursorDesktopStore:
+    """One session whose head names nothing, so title, cwd and model come from ``cell``."""
+    db = _db(tmp_path)
+    db.session(
+        Session(
+            cid="s",
+            composer_data=None,
+            no_composer_row=True,
+            bubbles=[("u", fx.user_bubble("u", "hi"))] if bubbles else [],
+            header=Header("s", fx.head_3_16("s", 1000), created_at=1000, recency=1000),
+        )
+    )
+    if as_text:  # a TEXT cell holding exactly these bytes, UTF-8 or not
+        db.conn.execute(
+            "INSERT INTO cursorDiskKV (key, value) VALUES ('composerData:s', CAST(? AS TEXT))",
+            (cell,),
+        )
+    else:
+        db.put("composerData:s", cell)
+    db.close()
+    return CursorDesktopStore(tmp_path)
+
+
+_DEEP = '{"name":"deep","modelConfig":{"modelName":"m"},"x":' + "[" * 1500 + "]" * 1500 + "}"
+
+
+# Each cell is one where SQLite's JSON functions (which discovery used to call) and the codec's
+# parser read the document differently; discovery must read it the way a load does.
+@pytest.mark.parametrize(
+    ("cell", "as_text", "expected"),
+    [
+        pytest.param(
+            '{"name":"first","name":"second",'
+            '"modelConfig":{"modelName":"m1"},"modelConfig":{"modelName":"m2"}}',
+            False,
+            ("second", None, "m2"),
+            id="duplicate keys: the last wins",
+        ),
+        pytest.param(
+            '{"modelConfig":{"modelName":"m1"},"name":"n","modelConfig":"m2"}',
+            False,
+            ("n", None, None),
+            id="a duplicate of another type replaces the first",
+        ),
+        pytest.param(
+            '{"n\\u0061me":"escaped","modelConfig":{"model\\u004eame":"m"}}',
+            False,
+            ("escaped", None, "m"),
+            id="escaped keys",
+        ),
+        pytest.param(
+            '{"name":42,"subtitle":"  sub  ","modelConfig":["m"],'
+            '"workspaceIdentifier":{"uri":{"fsPath":7}},"trackedGitRepos":[{"repoPath":"/repo"}]}',
+            False,
+            ("sub", "/repo", None),
+            id="wrong types",
+        ),
+        pytest.param(
+            '{"name":"n","trackedGitRepos":{"0":{"repoPath":"/x"}},'
+            '"agentLocation":{"environment":{"uri":{"fsPath":"/agent"}}}}',
+            False,
+            ("n", "/agent", None),
+            id="an index into an object",
+        ),
+        pytest.param(
+            '{"name":"big","x":-123456789012345678901234567890,'
+            '"modelConfig":{"modelName":"m","n":123456789012345678901234567890}}',
+            False,
+            ("big", None, "m"),
+            id="integers beyond 64 bits",
+        ),
+        pytest.param(' \n{"name":"ws"}\t\r\n', False, ("ws", None, None), id="whitespace"),
+        pytest.param(_DEEP, False, (None, None, None), id="nested deeper than Python parses"),
+        pytest.param(
+            '{"name":"t","x":"\\ud800"}', False, (None, None, None), id="an unpaired surrogate"
+        ),
+        pytest.param('{"name":"t","x":NaN}', False, (None, None, None), id="NaN"),
+        pytest.param(
+            '{"name":"t","createdAt":1e400}',
+            False,
+            (None, None, None),
+            id="a number out of range in a member discovery reads",
+        ),
+        pytest.param('\ufeff{"name":"bom"}', False, (None, None, None), id="a byte-order mark"),
+        pytest.param('{"name":"t"} {}', False, (None, None, None), id="trailing data"),
+        pytest.param("", False, (None, None, None), id="empty"),
+        pytest.param(
+            b'{"name":"t","x":"\xff"}', False, (None, None, None), id="a BLOB that is not UTF-8"
+        ),
+        pytest.param(
+            b'{"name":"t","x":"\xff"}', True, (None, None, None), id="TEXT that is not UTF-8"
+        ),
+        pytest.param(
+            b'{"name":"caf\xc3\xa9","modelConfig":{"modelName":"m"}}',
+            False,
+            ("café", None, "m"),
+            id="a UTF-8 BLOB",
+        ),
+    ],
+)
+def test_discovery_reads_composer_data_like_load(
+    tmp_path: Path, cell: str | bytes, as_text: bool, expected: tuple[str | None, ...]
+) -> None:
+    store = _one_session(tmp_path, cell, as_text=as_text)
+    assert [(d.title, d.cwd, d.model) for d in store.discover()] == [expected]
+    assert_discovery_matches_load(store)
+
+
+_TURN = '{"type":1,"bubbleId":"b1","text":"hi"}'
+
+
+@pytest.mark.parametrize(
+    ("cell", "listed"),
+    [
+        pytest.param('{"name":"t","conversation":[ \n ]}', False, id="empty"),
+        pytest.param('{"name":"t","conversation":[ \n ' + _TURN + " ]}", True, id="one turn"),
+        pytest.param('{"conversation":[1]}', True, id="a non-empty array"),
+        pytest.param('{"conversation":[' + _TURN + '],"conversation":[]}', False, id="dup, empty"),
+        pytest.param('{"conversation":[],"conversation":[' + _TURN + "]}", True, id="dup, turn"),
+        pytest.param('{"conversation":{"0":' + _TURN + "}}", False, id="an object"),
+        pytest.param('{"conv\\u0065rsation":[' + _TURN + "]}", True, id="an escaped key"),
+        pytest.param('{"conversation":[' + _TURN + '],"x":NaN}', False, id="not JSON"),
+        pytest.param("[[" + _TURN + "]]", False, id="not an object"),
+    ],
+)
+def test_inline_conversations_are_read_like_load(tmp_path: Path, cell: str, listed: bool) -> None:
+    store = _one_session(tmp_path, cell, bubbles=False)
+    assert [d.reference for d in store.discover()] == (["s"] if listed else [])
+    if listed:
+        assert_discovery_matches_load(store)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (see the store's module notes): a number beyond the double range in a "
+    "composerData member discovery skips invalidates the document only for a load",
+)
+def test_out_of_range_number_in_a_skipped_member(tmp_path: Path) -> None:
+    store = _one_session(tmp_path, '{"name":"t","x":1e400}')
+    assert_discovery_matches_load(store)
+
+
 @pytest.mark.parametrize(
     ("target", "others"),
     [

@@ -15,9 +15,16 @@ newest first: header ``recency``, else the head's (or composerData's) ``createdA
 **Cheap discovery.** One SQL statement (plus one read of the 3.7 ItemTable index, when present),
 in one read transaction. Bubble ownership is an existence test on a key *range*
 (``key >= 'bubbleId:<cid>:' AND key < 'bubbleId:<cid>;'``) over the unique key index, never
-``LIKE``. ``composerData`` is not shipped to Python: SQLite extracts the fields the metadata
-needs (:data:`codec.COMPOSER_FIELD_PATHS`) with ``json_type``/``json_extract`` behind
-``json_valid``. Bubble bodies are never read.
+``LIKE``. Bubble bodies are never read. The ``composerData`` cell (the model is only there) comes
+back as bytes and is read the way a load reads it, without building the whole document: a
+``msgspec`` struct decodes only the members the metadata needs (:data:`codec.COMPOSER_FIELD_PATHS`,
+the two times, and whether ``conversation`` is a non-empty array) and validates the rest while
+skipping it; see :func:`_composer_cell`. SQLite's JSON functions are not used for this: they were
+slower, and they read JSON differently from the codec (first of duplicate keys, no unescaping of
+keys, 2,000 levels of nesting, ``1e400`` accepted, JSON5 in newer versions), so discovery and a
+load could disagree. The one difference left: a number beyond the double range (``1e400``) in a
+member discovery skips makes the codec reject the whole document, while discovery still reads
+its fields. ``JSON.stringify``, which writes these cells, cannot produce such a number.
 
 **Load.** Every cell is the exact text Cursor stored (``CAST(value AS TEXT)``); NULL rows and
 cells that are not UTF-8 are dropped. Bubbles are the exact key range in rowid order. Aux rows
@@ -37,6 +44,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -166,6 +174,59 @@ def _meta_fields(fields: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (fields or {}).items() if k in codec.COMPOSER_FIELD_PATHS}
 
 
+#: The top-level composerData members discovery reads: the first step of every
+#: :data:`_COMPOSER_PATHS` path, each decoded as any JSON value, plus ``conversation`` kept as
+#: raw bytes (only whether it is a non-empty array matters, and it can be large). Every other
+#: member is skipped without building Python objects.
+_MEMBERS: tuple[str, ...] = tuple(dict.fromkeys(str(path[0]) for path in _COMPOSER_PATHS.values()))
+_ComposerMembers: Any = msgspec.defstruct(
+    "_ComposerMembers",
+    [(name, Any, msgspec.UNSET) for name in _MEMBERS]
+    + [("conversation", msgspec.Raw, msgspec.Raw())],
+)
+_members_decoder = msgspec.json.Decoder(_ComposerMembers)
+#: ``(field key, first member, rest of the path)`` of every :data:`_COMPOSER_PATHS` entry.
+_SPLIT_PATHS: tuple[tuple[str, str, tuple[str | int, ...]], ...] = tuple(
+    (key, str(path[0]), path[1:]) for key, path in _COMPOSER_PATHS.items()
+)
+#: A non-empty JSON array (the value was already validated as JSON by the decoder).
+_NONEMPTY_ARRAY = re.compile(rb"\[[ \t\n\r]*[^ \t\n\r\]]")
+
+
+def _composer_cell(raw: bytes | None) -> tuple[dict[str, Any] | None, bool]:
+    """``(_fields_of(document), has inline messages)`` of a composerData cell's bytes.
+
+    Exactly what a load reads from the same cell: a cell that is not UTF-8 is no document, and
+    the document is :func:`tools.parse_json`'s reading of the text (strict JSON, duplicate keys
+    last-wins, escaped keys unescaped, no NaN, surrogates paired…). Fast path:
+    :data:`_ComposerMembers` decodes only the members the fields come from and validates the
+    rest of the document while skipping it, except for UTF-8 (checked here first) and the range
+    of numbers (see the module notes). A document it declines (not an object, a number out of
+    range in a member it reads, nesting too deep …) takes the slow path of a full parse.
+    """
+    if raw is None:
+        return None, False
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, False
+    try:
+        members = _members_decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        document = tools.parse_json(raw.decode("utf-8"))
+        conversation = document.get("conversation") if isinstance(document, dict) else None
+        return _fields_of(document), isinstance(conversation, list) and bool(conversation)
+    fields: dict[str, Any] = {}
+    for key, first, rest in _SPLIT_PATHS:  # _fields_of, on the members that were present
+        value = getattr(members, first)
+        if value is not msgspec.UNSET and (
+            not rest or (value := _lookup(value, rest)) is not _MISSING
+        ):
+            fields[key] = value
+    return fields, _NONEMPTY_ARRAY.match(members.conversation) is not None
+
+
 # ------------------------------------------------------------------------------------ heads
 
 
@@ -236,12 +297,34 @@ _KNOWN_COLUMNS = frozenset(
 )
 
 
+def _header_names(schema: Schema) -> tuple[str, ...]:
+    """The header columns' names as rows are keyed: known ones lower-cased, others as declared."""
+    return tuple(
+        name.lower() if name.lower() in _KNOWN_COLUMNS else name for name in schema.header_columns
+    )
+
+
+def _listing_columns(schema: Schema) -> list[tuple[str, str]]:
+    """``(declared name, row key)`` of the header columns :func:`_table_head` reads."""
+    return [
+        (column, name)
+        for column, name in zip(schema.header_columns, _header_names(schema), strict=True)
+        if name in ("value", "createdat", "recency")
+    ]
+
+
 def _header_row(schema: Schema, cells: Sequence[object]) -> dict[str, object]:
-    """A header row by column name: known columns lower-cased, unknown ones as declared."""
-    return {
-        (name.lower() if name.lower() in _KNOWN_COLUMNS else name): cell
-        for name, cell in zip(schema.header_columns, cells, strict=True)
-    }
+    """A header row by column name (:func:`_header_names`)."""
+    return dict(zip(_header_names(schema), cells, strict=True))
+
+
+def _table_head(
+    cid: str, row: dict[str, object], item_head: str | None
+) -> tuple[str, int, int | None]:
+    """``(head text, createdAt, recency)`` of a session with a header row (all discovery needs)."""
+    value = _text(row.get("value"))
+    header = value if value is not None else (item_head or synthesized_head(cid))
+    return header, _integer(row.get("createdat")) or 0, _integer(row.get("recency"))
 
 
 def _resolve_head(
@@ -249,13 +332,12 @@ def _resolve_head(
 ) -> _Head:
     """Combine the header row, the ItemTable head and the composerData times into one head."""
     if row is not None:
-        value = _text(row.get("value"))
-        recency = _integer(row.get("recency"))
+        header, created_at, recency = _table_head(cid, row, item_head)
         return _Head(
-            header=value if value is not None else (item_head or synthesized_head(cid)),
+            header=header,
             origin="table",
             workspace_id=_text(row.get("workspaceid")),
-            created_at=_integer(row.get("createdat")) or 0,
+            created_at=created_at,
             last_updated_at=_integer(row.get("lastupdatedat")) or 0,
             is_archived=bool(_integer(row.get("isarchived"))),
             is_subagent=bool(_integer(row.get("issubagent"))),
@@ -298,17 +380,6 @@ def _resolve_head(
 # ------------------------------------------------------------------------------------ SQL
 
 
-def _sql_string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _json_path(path: Sequence[str | int]) -> str:
-    steps = "".join(
-        f"[{step}]" if isinstance(step, int) else "." + json.dumps(step) for step in path
-    )
-    return _sql_string("$" + steps)
-
-
 def _cid_column(schema: Schema) -> str:
     return _quote(next(c for c in schema.header_columns if c.lower() == "composerid"))
 
@@ -320,12 +391,14 @@ def _bubble_range_sql(cid: str, alias: str) -> str:
 
 
 def _discovery_sql(schema: Schema) -> str:
-    """One statement listing every candidate session that has a message; see the module notes.
+    """One statement listing every candidate session; see the module notes.
 
-    The composerData cell can be large (≈80 KB of ``conversationState``), and every reference
-    to it makes SQLite read it again, so it is referenced three times per row: validity, shape,
-    and one multi-path ``json_extract`` that returns the wanted values as a small JSON array
-    (raw tokens; a missing path gives ``null``, which the codec treats as absent).
+    Per candidate: its id, whether a composerData row exists, that row's cell as bytes
+    (``CAST(… AS BLOB)``: no text conversion in SQLite or Python; :func:`_composer_cell` reads
+    it), whether it owns a non-NULL bubble row, and its header row's columns. SQLite's JSON
+    functions are not used: they parse the whole cell once per call, and their reading of
+    JSON differs from the codec's (duplicate keys, escaped keys, nesting depth, out-of-range
+    numbers, and JSON5 in newer SQLite versions), so discovery could disagree with a load.
     """
     sources = ["SELECT value FROM json_each(?1)"]
     joins = ""
@@ -334,23 +407,12 @@ def _discovery_sql(schema: Schema) -> str:
         cid_col = _cid_column(schema)
         sources.insert(0, f"SELECT {cid_col} FROM composerHeaders WHERE typeof({cid_col}) = 'text'")
         joins = f"LEFT JOIN composerHeaders h ON h.{cid_col} = c.cid "
-        header_cols = f", h.{cid_col}" + "".join(
-            f", h.{_quote(column)}" for column in schema.header_columns
+        header_cols = f", h.{cid_col} IS NOT NULL" + "".join(
+            f", h.{_quote(column)}" for column, _ in _listing_columns(schema)
         )
     sources.append(
         "SELECT substr(key, 14) FROM cursorDiskKV "
         "WHERE key >= 'composerData:' AND key < 'composerData;'"
-    )
-    doc = "CAST(d.value AS TEXT)"
-    paths = ", ".join(map(_json_path, _COMPOSER_PATHS.values()))
-    fields = (
-        f"CASE WHEN json_valid({doc}) THEN CASE WHEN json_type({doc}) = 'object' "
-        f"THEN json_extract({doc}, {paths}) END END"
-    )
-    # Only consulted for a composer without bubble rows (drafts, ≈0.45 inline sessions).
-    inline = (
-        f"CASE WHEN json_valid({doc}) THEN json_type({doc}, '$.conversation') = 'array' "
-        f"AND json_array_length({doc}, '$.conversation') > 0 END"
     )
     has_bubbles = (
         f"EXISTS (SELECT 1 FROM cursorDiskKV b WHERE {_bubble_range_sql('c.cid', 'b')} "
@@ -358,10 +420,10 @@ def _discovery_sql(schema: Schema) -> str:
     )
     return (
         f"WITH cand(cid) AS ({' UNION '.join(sources)}) "
-        f"SELECT c.cid AS cid, d.key IS NOT NULL AS cd_row, {fields} AS fields{header_cols} "
+        "SELECT c.cid AS cid, d.key IS NOT NULL AS cd_row, CAST(d.value AS BLOB) AS doc, "
+        f"{has_bubbles} AS has_bubbles{header_cols} "
         f"FROM cand c {joins}"
-        "LEFT JOIN cursorDiskKV d ON d.key = 'composerData:' || c.cid "
-        f"WHERE {has_bubbles} OR coalesce({inline}, 0)"
+        "LEFT JOIN cursorDiskKV d ON d.key = 'composerData:' || c.cid"
     )
 
 
@@ -512,27 +574,28 @@ def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None
     item_heads = _item_heads(conn, schema)
     found: list[tuple[int | None, Discovered]] = []
     seen: set[str] = set()
+    names = tuple(name for _, name in _listing_columns(schema))
     for record in conn.execute(_discovery_sql(schema), (json.dumps(list(item_heads)),)):
-        cid, has_cd_row, extracted = record[0], record[1], record[2]
+        cid, has_cd_row, doc, has_bubbles = record[0], record[1], record[2], record[3]
         if not isinstance(cid, str) or not cid or cid in seen:
             continue
         seen.add(cid)
-        values = tools.parse_json(extracted) if isinstance(extracted, str) else None
-        fields: dict[str, Any] = {}
-        if isinstance(values, list) and len(values) == len(_COMPOSER_PATHS):
-            fields = {k: v for k, v in zip(_COMPOSER_PATHS, values, strict=True) if v is not None}
+        if not has_bubbles and doc is None:
+            continue  # no message can exist without bubbles or an inline conversation
+        fields, inline = _composer_cell(doc)
+        if not (has_bubbles or inline):
+            continue
         row = None
-        if schema.has_header_table and record[3] is not None:
-            row = _header_row(schema, record[4:])
+        if len(record) > 4 and record[4] == 1:  # the session has a header row
+            row = dict(zip(names, record[5:], strict=True))
         if row is None and cid not in item_heads and not has_cd_row:
             continue
-        head = _resolve_head(cid, row, item_heads.get(cid), fields)
-        meta = codec.derive_meta(
-            cid,
-            head.created_at,
-            tools.parse_json(head.header),
-            _meta_fields(fields),
-        )
+        if row is not None:
+            header, created_at, sort_key = _table_head(cid, row, item_heads.get(cid))
+        else:
+            head = _resolve_head(cid, row, item_heads.get(cid), fields or {})
+            header, created_at, sort_key = head.header, head.created_at, head.sort_key
+        meta = codec.derive_meta(cid, created_at, tools.parse_json(header), _meta_fields(fields))
         discovered = Discovered(
             harness=HARNESS,
             reference=cid,
@@ -543,7 +606,7 @@ def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None
             model=meta.model,
             git_branch=meta.git_branch,
         )
-        found.append((head.sort_key, discovered))
+        found.append((sort_key, discovered))
     return found
 
 
