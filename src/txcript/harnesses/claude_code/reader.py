@@ -53,6 +53,7 @@ from txcript.model import (
     Usage,
     type_tool,
 )
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import INVALID, is_uint
 from txcript.shared.timeutil import parse_rfc3339
@@ -438,6 +439,7 @@ def scan(session: ClaudeSession, *, warn_lines: bool = False) -> tuple[MetaScan,
     return meta_scan, records
 
 
+@without_gc
 def to_common(session: ClaudeSession) -> Transcript:
     meta_scan, records = scan(session, warn_lines=True)
     meta = meta_scan.meta()

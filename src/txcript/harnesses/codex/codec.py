@@ -57,6 +57,7 @@ from txcript.model import (
     Transcript,
     Usage,
 )
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import derived_uuid7, namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import dumps_compact, is_uint
 from txcript.shared.timeutil import EPOCH, format_millis, format_rfc3339, parse_rfc3339
@@ -415,6 +416,7 @@ class _Reader:
         self.results.blocks.append(block)
 
 
+@without_gc
 def to_common(native: CodexSession) -> Transcript:
     meta = meta_of(native)
     messages = _Reader(meta).read(records(native))

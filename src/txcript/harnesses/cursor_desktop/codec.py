@@ -82,6 +82,7 @@ from txcript.model import (
     Transcript,
     Usage,
 )
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import uuid5
 from txcript.shared.jsonutil import is_uint
 from txcript.shared.timeutil import from_epoch_ms, now, parse_rfc3339
@@ -384,6 +385,7 @@ def _session_id(session: CursorSession, head: Any) -> str:
     return composer_id if isinstance(composer_id, str) else ""
 
 
+@without_gc
 def to_common(session: CursorSession) -> Transcript:
     """Read a native session as Common. Never fails; see the module docstring for the rules."""
     head = tools.parse_json(session.header)
