@@ -63,7 +63,8 @@ def _keep() -> int:
 
 def _copy(source: Path, target: Path, *, busy_timeout: float) -> None:
     """Copy ``source`` into ``target`` with the online backup API (both real SQLite files)."""
-    src = sqlite3.connect(source.as_uri() + "?mode=ro", uri=True, timeout=busy_timeout)
+    # ``as_uri`` refuses a relative path (``continue --out rel/dir``), so make it absolute.
+    src = sqlite3.connect(source.absolute().as_uri() + "?mode=ro", uri=True, timeout=busy_timeout)
     try:
         dst = sqlite3.connect(target, timeout=busy_timeout)
         try:
@@ -81,8 +82,12 @@ def create(
     operation: str,
     session: str | None = None,
     busy_timeout: float = 5.0,
+    protect: str | None = None,
 ) -> Backup:
-    """Back ``database`` up before ``operation``; raise :class:`StoreError` if that fails."""
+    """Back ``database`` up before ``operation``; raise :class:`StoreError` if that fails.
+
+    Pruning afterwards never removes the backup whose id is ``protect`` (the one being restored).
+    """
     directory = backup_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -116,9 +121,23 @@ def create(
         created_at=now.isoformat().replace("+00:00", "Z"),
         size=target.stat().st_size,
     )
-    (directory / f"{backup_id}.json").write_text(json.dumps(asdict(backup), indent=2) + "\n")
-    _prune(backup.database)
+    manifest = directory / f"{backup_id}.json"
+    try:
+        manifest.write_text(json.dumps(asdict(backup), indent=2) + "\n")
+    except OSError as exc:
+        discard(backup)
+        raise StoreError(
+            f"backing up {database}: {exc.strerror or exc}; nothing was written"
+        ) from None
+    _prune(backup.database, protect)
     return backup
+
+
+def discard(backup: Backup) -> None:
+    """Remove a backup (its copy and manifest), e.g. when the write it guarded did not happen."""
+    for suffix in (".sqlite", ".json"):
+        with contextlib.suppress(OSError):
+            (backup_dir() / f"{backup.id}{suffix}").unlink()
 
 
 def _read_manifest(path: Path) -> Backup | None:
@@ -142,11 +161,10 @@ def list_backups(database: Path | None = None) -> list[Backup]:
     return sorted(found, key=lambda b: b.id, reverse=True)
 
 
-def _prune(database: str) -> None:
+def _prune(database: str, protect: str | None = None) -> None:
     for old in list_backups(Path(database))[_keep() :]:
-        for suffix in (".sqlite", ".json"):
-            with contextlib.suppress(OSError):
-                (backup_dir() / f"{old.id}{suffix}").unlink()
+        if old.id != protect:
+            discard(old)
 
 
 def find(backup_id: str) -> Backup:
@@ -171,7 +189,11 @@ def restore(backup: Backup, *, busy_timeout: float = 5.0) -> Backup:
     safety = None
     if database.is_file():
         safety = create(
-            database, harness=backup.harness, operation="pre-restore", busy_timeout=busy_timeout
+            database,
+            harness=backup.harness,
+            operation="pre-restore",
+            busy_timeout=busy_timeout,
+            protect=backup.id,
         )
     else:
         database.parent.mkdir(parents=True, exist_ok=True)

@@ -4,17 +4,26 @@ The database belongs to a running app and holds every session the user has, so a
 
 * refuses while Cursor is running unless forced (:func:`refuse_while_running`): the app keeps
   sessions in memory and may overwrite the change, or not show it until it restarts;
-* validates everything first: the session id (a usable file name, no ``%``), and that every row
+* validates everything first: the session id (a usable file name, no ``%``), that the head, the
+  reference it was loaded under and ``composerData`` name the same session, and that every row
   the body carries belongs to that session (``bubbleId:<cid>:…``, ``<kind>:<cid>[:…]``), so a
-  hostile text form cannot overwrite another session's rows;
+  hostile text form cannot overwrite another session's rows; a read-only file or directory is
+  refused before anything is opened;
 * takes ``BEGIN IMMEDIATE`` (waiting up to the busy timeout for the app's lock, then failing with
   nothing written), then backs the database up with SQLite's online backup API while holding
-  that lock, so the backup is exactly the state the write replaces;
-* writes inside that one transaction: the session's bubbles replaced wholesale, aux rows and
-  ``composerData`` upserted, the header row upserted *column by column* (columns this version
-  does not know, such as ``subagentTypeName``, keep their values), and the Agents-sidebar
-  registration (:mod:`.sidebar`), which refuses rather than replaces a value it cannot parse;
-* on any failure rolls back and removes the backup it took: a failed command writes nothing.
+  that lock, so the backup is exactly the state the write replaces. A save first runs dry
+  (:class:`_Edits`): when it would write nothing, no backup is taken;
+* writes inside that one transaction, and only what differs: the session's bubbles are replaced
+  wholesale after the longest prefix that is already stored byte for byte (NULL tombstone rows
+  are left alone), aux rows and ``composerData`` are upserted unless already identical, the header
+  row is updated *column by column* and only where the stored cell does not already read as the
+  body's value (so NULL, REAL, TEXT-typed cells and columns this version does not know, such as
+  ``subagentTypeName``, keep their bytes), and the Agents-sidebar registration (:mod:`.sidebar`)
+  and the 3.7 head index are spliced into their JSON text, refusing rather than replacing a value
+  they cannot parse. Saving a body that is already stored writes nothing;
+* on any failure rolls back and removes the backup it took: a failed command writes nothing. A
+  rollback journal that SQLite left hot after an I/O error is rolled back at once
+  (:func:`_settle`), so read-only readers are not locked out.
 
 Keys are always compared exactly (key ranges and ``=``); ``LIKE`` never meets an id.
 """
@@ -22,9 +31,9 @@ Keys are always compared exactly (key ranges and ``=``); ``LIKE`` never meets an
 from __future__ import annotations
 
 import contextlib
-import json
+import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,7 +41,8 @@ from txcript import backups
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Saved
 from txcript.harnesses.cursor_desktop import codec, database, sidebar, tools
-from txcript.harnesses.cursor_desktop.native import CursorSession
+from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
+from txcript.harnesses.cursor_desktop.store import _integer, _text
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
 from txcript.shared.fileuri import vscode_uri
@@ -46,17 +56,6 @@ HARNESS = "cursor_desktop"
 #: ``Cursor.exe``).
 APP_PROCESS_NAMES = ("Cursor", "cursor")
 ITEM_HEADERS_KEY = "composer.composerHeaders"
-_HEADER_COLUMNS = (
-    "composerId",
-    "workspaceId",
-    "createdAt",
-    "lastUpdatedAt",
-    "isArchived",
-    "isSubagent",
-    "recency",
-    "checkpointAt",
-    "value",
-)
 #: The schema of a fresh Cursor 3.16+ ``state.vscdb``, for a database txcript creates itself.
 _FRESH_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)",
@@ -68,6 +67,23 @@ _FRESH_SCHEMA = (
     "(workspaceId, isSubagent, isArchived, recency)",
 )
 _EXCLUDED_AUX_KINDS = ("bubbleId", "composerData", "agentKv")
+#: Keys of every aux row of a session (parameter 1: the composer id), NULL-valued ones included:
+#: the store's aux skip-scan (``store._AUX_SQL``) without its ``value IS NOT NULL`` filter, so a
+#: delete leaves no tombstone of the session behind.
+_AUX_KEYS_SQL = """
+WITH RECURSIVE kinds(k) AS (
+  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
+          WHERE typeof(key) = 'text' AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
+  UNION ALL
+  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
+          WHERE key >= substr(k, 1, length(k) - 1) || ';' AND typeof(key) = 'text'
+            AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
+  FROM kinds WHERE k IS NOT NULL
+)
+SELECT d.key FROM kinds JOIN cursorDiskKV d
+  ON (d.key = kinds.k || ?1 OR (d.key >= kinds.k || ?1 || ':' AND d.key < kinds.k || ?1 || ';'))
+WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'agentKv:')
+"""
 
 
 class AppRunning(TxcriptError):
@@ -87,19 +103,31 @@ def refuse_while_running() -> None:
 # ----------------------------------------------------------------------------- validation
 
 
+def _shown(text: str) -> str:
+    return text.encode("unicode_escape").decode("ascii")
+
+
 def session_id_of(session: CursorSession) -> str:
-    """The composer id a body is saved under: its head's ``composerId``, else its reference."""
+    """The composer id a body is saved under: its head's ``composerId``, else its reference.
+
+    A body loaded under one reference whose head names another session is refused: saving it
+    would overwrite that other session's header row.
+    """
     head = tools.parse_json(session.header)
-    cid = head.get("composerId") if isinstance(head, dict) else None
-    if not isinstance(cid, str) or not cid:
-        cid = session.reference
+    named = head.get("composerId") if isinstance(head, dict) else None
+    cid = named if isinstance(named, str) and named else session.reference
     if not cid:
         raise BadInput("the cursor_desktop session has no composer id (its head names none)")
+    if session.reference and cid != session.reference:
+        raise BadInput(
+            f"the head names session `{_shown(cid)}` but the body was loaded as "
+            f"`{_shown(session.reference)}`; refusing to write it"
+        )
     check_session_id(cid)
     if "%" in cid:
         raise BadInput(
-            f"session id `{cid}` contains `%`, which other tools would read as a wildcard over "
-            "every session in this database; refusing to write it"
+            f"session id `{_shown(cid)}` contains `%`, which other tools would read as a wildcard "
+            "over every session in this database; refusing to write it"
         )
     return cid
 
@@ -108,20 +136,36 @@ def check_rows_belong(session: CursorSession, cid: str) -> None:
     """Every row the body carries must be this session's own; refuse before writing anything."""
     for row in session.bubbles:
         if not row.key.startswith(f"bubbleId:{cid}:"):
-            raise BadInput(f"bubble row `{row.key}` does not belong to session `{cid}`")
+            raise BadInput(f"bubble row `{_shown(row.key)}` does not belong to session `{cid}`")
     for row in session.aux:
         kind, _, rest = row.key.partition(":")
         owner = rest.split(":", 1)[0]
         if not kind or owner != cid or kind in _EXCLUDED_AUX_KINDS:
-            raise BadInput(f"row `{row.key}` does not belong to session `{cid}`")
+            raise BadInput(f"row `{_shown(row.key)}` does not belong to session `{cid}`")
     if session.composer_data is not None:
         composer = tools.parse_json(session.composer_data)
         named = composer.get("composerId") if isinstance(composer, dict) else None
         if isinstance(named, str) and named != cid:
-            raise BadInput(f"composerData names session `{named}`, not `{cid}`")
+            raise BadInput(f"composerData names session `{_shown(named)}`, not `{cid}`")
 
 
 # ---------------------------------------------------------------------------- transaction
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a read-only database or directory before SQLite opens (and creates) anything.
+
+    SQLite would open a read-only file read-only and fail at the first write, leaving ``-wal`` and
+    ``-shm`` files behind in WAL mode; a rollback journal needs the directory to be writable.
+    """
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StoreError(f"{path} is read-only; nothing was written")
+    directory = path.parent
+    if directory.is_dir() and not os.access(directory, os.W_OK | os.X_OK):
+        raise StoreError(
+            f"the directory {directory} is read-only (SQLite keeps its journal beside the "
+            "database); nothing was written"
+        )
 
 
 def _open_for_write(path: Path, busy_timeout: float) -> sqlite3.Connection:
@@ -135,14 +179,17 @@ def _open_for_write(path: Path, busy_timeout: float) -> sqlite3.Connection:
 
 def _write_error(path: Path, exc: sqlite3.Error) -> TxcriptError:
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    if "locked" in message or "busy" in message:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if "locked" in message or "busy" in message or name.startswith(("SQLITE_BUSY", "SQLITE_LOCK")):
         return StoreError(
             f"{path} is locked by another process (waited for the busy timeout); nothing was "
             "written. Try again when Cursor is idle"
         )
+    if name == "SQLITE_READONLY_DIRECTORY":
+        return StoreError(f"the directory of {path} is read-only; nothing was written")
     if "readonly" in message or "read-only" in message:
         return StoreError(f"{path} is read-only; nothing was written")
-    if "full" in message:
+    if "full" in message or name == "SQLITE_FULL":
         return StoreError(f"the disk holding {path} is full; nothing was written")
     return StoreError(f"writing {path} failed: {message}; nothing was written")
 
@@ -161,10 +208,14 @@ def transaction(
     ``backup(conn, schema)`` decides whether a backup is needed (e.g. delete checks the session
     exists first). The backup is removed again if the transaction does not commit.
     """
+    if path.exists():
+        database.inspect(path)  # a clear error for a directory, or a file that is not SQLite
     existed = path.is_file() and path.stat().st_size > 0
-    if existed:
-        database.inspect(path)  # a clear error for a file that is not SQLite at all
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path.parent}: {exc.strerror or exc}") from None
+    _check_writable(path)
     conn = _open_for_write(path, busy_timeout)
     taken: backups.Backup | None = None
     try:
@@ -186,14 +237,31 @@ def transaction(
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
-        if taken is not None:
-            for suffix in (".sqlite", ".json"):
-                with contextlib.suppress(OSError):
-                    (taken.path.with_suffix(suffix)).unlink()
-        raise
-    finally:
         conn.close()
+        _settle(path, busy_timeout)
+        if taken is not None:
+            backups.discard(taken)
+        raise
+    conn.close()
     return result
+
+
+def _settle(path: Path, busy_timeout: float) -> None:
+    """Roll back a journal a failed write left hot, so read-only readers are not locked out.
+
+    When a write fails inside a commit (an I/O error, a full disk), SQLite keeps the rollback
+    journal *hot* and leaves the restore to the next connection that opens the database. Until a
+    read-write connection does, every read-only reader (txcript's own ``list``) fails with
+    "attempt to write a readonly database". Opening one here restores the old state at once.
+    """
+    if not os.path.exists(str(path) + "-journal"):
+        return
+    with contextlib.suppress(sqlite3.Error):
+        conn = sqlite3.connect(path, timeout=min(busy_timeout, 1.0))
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
 
 
 def _column_map(schema: database.Schema) -> dict[str, str]:
@@ -205,15 +273,70 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+# ------------------------------------------------------------------------------ edits
+
+
+class _Edits:
+    """The writes of one save or delete: executed on ``conn``, or only counted when ``dry``.
+
+    Reads go to ``conn`` directly. A dry run of a save tells whether it would write anything
+    at all, before the backup is taken: a save of what is already stored takes no backup (a
+    multi-GB copy, and one that would rotate an older, useful backup out).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, *, dry: bool = False) -> None:
+        self.conn = conn
+        self.dry = dry
+        self.count = 0
+
+    def write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.count += 1
+        if not self.dry:
+            self.conn.execute(sql, params)
+
+    def write_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            self.count += len(rows)
+            if not self.dry:
+                self.conn.executemany(sql, rows)
+
+
+# ------------------------------------------------------------------------------ header row
+
+
+def _reads_as(column: str, stored: object, wanted: object) -> bool:
+    """Whether the stored header cell already reads (see ``store._resolve_head``) as ``wanted``."""
+    if column in ("value", "workspaceid"):
+        return _text(stored) == wanted
+    if column in ("isarchived", "issubagent"):
+        return bool(_integer(stored)) == bool(wanted)
+    if column in ("createdat", "lastupdatedat", "recency"):
+        return (_integer(stored) or 0) == wanted
+    if column == "checkpointat":
+        return _integer(stored) == wanted
+    if isinstance(stored, database.InvalidText):
+        return isinstance(wanted, bytes) and stored.raw == wanted
+    return type(stored) is type(wanted) and stored == wanted
+
+
 def _upsert_header(
-    conn: sqlite3.Connection,
+    edits: _Edits,
     schema: database.Schema,
     session: CursorSession,
     cid: str,
     workspace_id: str | None,
-) -> None:
-    """Insert or update the header row, touching only the columns the body knows about."""
+    *,
+    create: bool,
+) -> bool:
+    """Insert the header row, or update just the cells that do not already read as the body's.
+
+    Columns the body does not model keep their values; a cell the reader interprets leniently (a
+    NULL read as 0, ``isArchived`` 2 read as true, a REAL ``recency``) is left as stored when it
+    already means what the body says. Returns whether the session has a row now (a missing row is
+    only inserted when ``create``).
+    """
     columns = _column_map(schema)
+    recency = session.recency
     values: dict[str, Any] = {
         "composerid": cid,
         "workspaceid": workspace_id,
@@ -221,79 +344,217 @@ def _upsert_header(
         "lastupdatedat": session.last_updated_at,
         "isarchived": int(session.is_archived),
         "issubagent": int(session.is_subagent),
-        "recency": session.recency,
+        "recency": recency,
         "checkpointat": session.checkpoint_at,
         "value": session.header,
     }
     for name, value in session.extra_columns:
         values.setdefault(name.lower(), value)
-    present = [(columns[key], value) for key, value in values.items() if key in columns]
-    names = ", ".join(_quote(name) for name, _ in present)
-    marks = ", ".join("?" for _ in present)
+    present = [(key, columns[key], value) for key, value in values.items() if key in columns]
     cid_column = _quote(columns["composerid"])
-    updates = ", ".join(
-        f"{_quote(name)} = excluded.{_quote(name)}"
-        for name, _ in present
-        if name.lower() != "composerid"
+    selected = ", ".join(_quote(name) for _, name, _ in present)
+    conn = edits.conn
+    conn.text_factory = database._decode_text
+    try:
+        stored = conn.execute(
+            f"SELECT {selected} FROM composerHeaders WHERE {cid_column} = ?", (cid,)
+        ).fetchone()
+    finally:
+        conn.text_factory = str
+    if stored is None:
+        if not create:
+            return False
+        if session.header_origin != "table" and not recency:
+            # A head that had no row (legacy, or the 3.7 ItemTable index) was listed by its
+            # creation time; a row with recency 0 would sink it to the bottom of the sidebar.
+            values["recency"] = session.created_at
+            present = [(k, n, values[k] if k == "recency" else v) for k, n, v in present]
+        names = ", ".join(_quote(name) for _, name, _ in present)
+        marks = ", ".join("?" for _ in present)
+        edits.write(
+            f"INSERT INTO composerHeaders ({names}) VALUES ({marks})",
+            [value for _, _, value in present],
+        )
+        return True
+    changed = [
+        (name, value)
+        for (key, name, value), cell in zip(present, stored, strict=True)
+        if key != "composerid" and not _reads_as(key, cell, value)
+    ]
+    if changed:
+        sets = ", ".join(f"{_quote(name)} = ?" for name, _ in changed)
+        edits.write(
+            f"UPDATE composerHeaders SET {sets} WHERE {cid_column} = ?",
+            [*(value for _, value in changed), cid],
+        )
+    return True
+
+
+# ------------------------------------------------------------------------------- KV rows
+
+
+def _same_cell(conn: sqlite3.Connection, key: str, value: str) -> bool:
+    """Whether ``key`` already holds ``value`` (as TEXT or as its UTF-8 BLOB)."""
+    row = conn.execute(
+        "SELECT CAST(value AS BLOB) FROM cursorDiskKV WHERE key = ? AND value IS NOT NULL",
+        (key,),
+    ).fetchone()
+    return row is not None and row[0] == value.encode("utf-8", "surrogatepass")
+
+
+def _put_rows(edits: _Edits, rows: Sequence[KVRow]) -> None:
+    edits.write_many(
+        "INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)",
+        [(r.key, r.value) for r in rows if not _same_cell(edits.conn, r.key, r.value)],
     )
-    params = [value for _, value in present]
-    try:
-        conn.execute(
-            f"INSERT INTO composerHeaders ({names}) VALUES ({marks}) "
-            f"ON CONFLICT({cid_column}) DO UPDATE SET {updates}",
-            params,
+
+
+def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
+    """Make the session's non-NULL bubble rows exactly ``bubbles``, in that rowid order.
+
+    The longest prefix already stored (same keys and bytes, in rowid order) is kept; the stored
+    rows after it are deleted and the rest of ``bubbles`` is inserted, so new rows get rowids after
+    the kept ones. NULL-valued rows (tombstones the reader skips) are not the body's to remove.
+    """
+    low, high = f"bubbleId:{cid}:", f"bubbleId:{cid};"
+    stored = edits.conn.execute(
+        "SELECT rowid, CAST(key AS BLOB), CAST(value AS BLOB) FROM cursorDiskKV "
+        "WHERE key >= ? AND key < ? AND value IS NOT NULL ORDER BY rowid",
+        (low, high),
+    )
+    kept, first_stale = 0, None
+    for rowid, key, value in stored:
+        if kept < len(bubbles):
+            row = bubbles[kept]
+            encoded = (
+                row.key.encode("utf-8", "surrogatepass"),
+                row.value.encode("utf-8", "surrogatepass"),
+            )
+            if (key, value) == encoded:
+                kept += 1
+                continue
+        first_stale = rowid
+        break
+    stored.close()
+    if first_stale is not None:
+        edits.write(
+            "DELETE FROM cursorDiskKV WHERE key >= ? AND key < ? AND value IS NOT NULL "
+            "AND rowid >= ?",
+            (low, high, first_stale),
         )
-    except sqlite3.OperationalError as exc:
-        if "ON CONFLICT" not in str(exc) and "constraint" not in str(exc):
-            raise
-        # A header table without a unique composerId: update in place, else insert.
-        sets = ", ".join(f"{_quote(name)} = ?" for name, _ in present)
-        cursor = conn.execute(
-            f"UPDATE composerHeaders SET {sets} WHERE {cid_column} = ?", [*params, cid]
-        )
-        if cursor.rowcount == 0:
-            conn.execute(f"INSERT INTO composerHeaders ({names}) VALUES ({marks})", params)
+    edits.write_many(
+        "INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)",
+        [(row.key, row.value) for row in bubbles[kept:]],
+    )
 
 
-def _item_value(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT CAST(value AS TEXT) FROM ItemTable WHERE key = ?", (key,)).fetchone()
-    return None if row is None or row[0] is None else str(row[0])
+# ------------------------------------------------------------------------------ ItemTable
 
 
-def _set_item(conn: sqlite3.Connection, key: str, value: str) -> None:
-    conn.execute("INSERT OR REPLACE INTO ItemTable (key, value) VALUES (?, ?)", (key, value))
+def _item(conn: sqlite3.Connection, key: str) -> tuple[str | None, bool]:
+    """An ItemTable value as text (None when absent or NULL), and whether it is stored as BLOB."""
+    row = conn.execute(
+        "SELECT CAST(value AS TEXT), typeof(value) FROM ItemTable WHERE key = ?", (key,)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None, False
+    return str(row[0]), row[1] == "blob"
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def _set_item(edits: _Edits, key: str, value: str, *, blob: bool = False) -> None:
+    """Write an ItemTable value, keeping the storage class the app gave it."""
+    cell: str | bytes = value.encode("utf-8") if blob else value
+    edits.write("INSERT OR REPLACE INTO ItemTable (key, value) VALUES (?, ?)", (key, cell))
 
 
-def _item_index(conn: sqlite3.Connection) -> tuple[str | None, dict[str, Any] | None]:
-    """The 3.7 head index (``{"allComposers": [...]}``), or refuse when it cannot be parsed."""
-    text = _item_value(conn, ITEM_HEADERS_KEY)
+def _item_index(conn: sqlite3.Connection) -> tuple[sidebar.Container, bool] | None:
+    """The 3.7 head index's ``allComposers`` array (spans in the whole value's text), or None.
+
+    Refuses a value that is not ``{"allComposers": [...]}``: replacing it would hide every
+    session the app lists from it.
+    """
+    text, blob = _item(conn, ITEM_HEADERS_KEY)
     if text is None:
-        return None, None
-    try:
-        index = json.loads(text)
-    except ValueError:
-        index = None
-    if not isinstance(index, dict) or not isinstance(index.get("allComposers"), list):
+        return None
+    index = sidebar.entries(text, dict)
+    members = [] if index is None else [e for e in index.entries if e.key == "allComposers"]
+    heads = None
+    if members:
+        member = members[-1]
+        inner = sidebar.entries(text[member.value_start : member.end], list)
+        if inner is not None:
+            shift = member.value_start
+            heads = sidebar.Container(
+                text,
+                inner.body + shift,
+                tuple(
+                    sidebar.Entry(
+                        e.start + shift, e.value_start + shift, e.end + shift, None, e.value
+                    )
+                    for e in inner.entries
+                ),
+            )
+    if heads is None:
         raise sidebar.SidebarUnreadable(
             f"the head index `{ITEM_HEADERS_KEY}` is not the shape Cursor writes; refusing to "
             "replace it (nothing was written)"
         )
-    return text, index
+    return heads, blob
 
 
-def _upsert_item_head(conn: sqlite3.Connection, index: dict[str, Any], head: Any, cid: str) -> None:
-    heads: list[Any] = index["allComposers"]
-    for position, entry in enumerate(heads):
-        if isinstance(entry, dict) and entry.get("composerId") == cid:
-            heads[position] = head
-            break
+def _index_positions(heads: sidebar.Container, cid: str) -> list[int]:
+    return [
+        i
+        for i, entry in enumerate(heads.entries)
+        if isinstance(entry.value, dict) and entry.value.get("composerId") == cid
+    ]
+
+
+def _upsert_item_head(edits: _Edits, cid: str, head: Any, header: str) -> None:
+    """Put the head text into the 3.7 index (first place for a new session); others keep bytes."""
+    found = _item_index(edits.conn)
+    if found is None:
+        return
+    heads, blob = found
+    positions = _index_positions(heads, cid)
+    if positions:
+        entry = heads.entries[positions[0]]
+        if entry.value == head:
+            return
+        text = sidebar.replace_value(heads, entry, header)
     else:
-        heads.insert(0, head)
-    _set_item(conn, ITEM_HEADERS_KEY, _compact(index))
+        text = sidebar.prepend(heads, header)
+    _set_item(edits, ITEM_HEADERS_KEY, text, blob=blob)
+
+
+def _register(
+    edits: _Edits,
+    schema: database.Schema,
+    session: CursorSession,
+    cid: str,
+    cwd: str,
+    workspace_id: str | None,
+) -> None:
+    if not schema.has_item_table:
+        edits.write(_FRESH_SCHEMA[0])
+        if edits.dry:
+            return  # the table is not there to read: registering writes, and that is enough
+    projects_text, projects_blob = _item(edits.conn, sidebar.PROJECTS_KEY)
+    membership_text, membership_blob = _item(edits.conn, sidebar.MEMBERSHIP_KEY)
+    projects, membership = sidebar.register(
+        projects_text,
+        membership_text,
+        composer_id=cid,
+        cwd=cwd,
+        uri=vscode_uri(cwd),
+        workspace_id=workspace_id,
+        created_ms=session.created_at,
+        namespace=NAMESPACE,
+    )
+    if projects is not None:
+        _set_item(edits, sidebar.PROJECTS_KEY, projects, blob=projects_blob)
+    if membership is not None:
+        _set_item(edits, sidebar.MEMBERSHIP_KEY, membership, blob=membership_blob)
 
 
 # ----------------------------------------------------------------------------------- save
@@ -320,56 +581,54 @@ def save(
     if workspace_id is None and cwd:
         workspace_id = resolve_workspace_id(root, cwd)
 
-    def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
+    def edit(edits: _Edits, schema: database.Schema) -> None:
+        conn = edits.conn
         fresh = not schema.has_kv and not schema.has_item_table and not schema.has_header_table
         if fresh:
             for statement in _FRESH_SCHEMA:
-                conn.execute(statement)
+                edits.write(statement)
+            if edits.dry:
+                return
             schema = database.probe(conn)
         elif not schema.has_kv:
             raise BadInput(f"{path} has no cursorDiskKV table: not a Cursor state database")
-        conn.execute(
-            "DELETE FROM cursorDiskKV WHERE key >= ? AND key < ?",
-            (f"bubbleId:{cid}:", f"bubbleId:{cid};"),
-        )
-        conn.executemany(
-            "INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)",
-            [(row.key, row.value) for row in session.bubbles],
-        )
-        conn.executemany(
-            "INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)",
-            [(row.key, row.value) for row in session.aux],
-        )
+        # A session already stored without a header row keeps its head where it was (the 3.7
+        # index, or nowhere); a new one gets the head the database's generation lists.
+        headless = session.header_origin != "table" and _exists(conn, schema, cid)
+        _replace_bubbles(edits, cid, session.bubbles)
+        _put_rows(edits, session.aux)
         if session.composer_data is not None:
-            conn.execute(
-                "INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)",
-                (f"composerData:{cid}", session.composer_data),
-            )
-        if schema.has_header_table:
-            _upsert_header(conn, schema, session, cid, workspace_id)
-        elif schema.has_item_table:
-            _, index = _item_index(conn)
-            if index is not None and isinstance(head, dict):
-                _upsert_item_head(conn, index, head, cid)
+            _put_rows(edits, [KVRow(f"composerData:{cid}", session.composer_data)])
+        in_table = schema.has_header_table and _upsert_header(
+            edits, schema, session, cid, workspace_id, create=not headless
+        )
+        synthesized = headless and session.header_origin == "synthesized"
+        if not in_table and schema.has_item_table and isinstance(head, dict) and not synthesized:
+            _upsert_item_head(edits, cid, head, session.header)
         if cwd:
-            if not schema.has_item_table:
-                conn.execute(_FRESH_SCHEMA[0])
-            projects, membership = sidebar.register(
-                _item_value(conn, sidebar.PROJECTS_KEY),
-                _item_value(conn, sidebar.MEMBERSHIP_KEY),
-                composer_id=cid,
-                cwd=cwd,
-                uri=vscode_uri(cwd),
-                workspace_id=workspace_id,
-                created_ms=session.created_at,
-                namespace=NAMESPACE,
-            )
-            if projects is not None:
-                _set_item(conn, sidebar.PROJECTS_KEY, projects)
-            if membership is not None:
-                _set_item(conn, sidebar.MEMBERSHIP_KEY, membership)
+            _register(edits, schema, session, cid, cwd, workspace_id)
 
-    transaction(path, work, operation="save", session=cid, busy_timeout=busy_timeout)
+    pending: list[int] = []
+
+    def needs_backup(conn: sqlite3.Connection, schema: database.Schema) -> bool:
+        dry = _Edits(conn, dry=True)
+        edit(dry, schema)
+        pending.append(dry.count)
+        return dry.count > 0
+
+    def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
+        if pending == [0]:
+            return  # the dry run found nothing to write: the body is stored byte for byte
+        edit(_Edits(conn), schema)
+
+    transaction(
+        path,
+        work,
+        operation="save",
+        session=cid,
+        busy_timeout=busy_timeout,
+        backup=needs_backup,
+    )
     return Saved(id=cid, reference=cid, location=str(path))
 
 
@@ -392,48 +651,48 @@ def _exists(conn: sqlite3.Connection, schema: database.Schema, cid: str) -> bool
 
 def delete(path: Path, cid: str, *, force: bool = False, busy_timeout: float = 5.0) -> None:
     """Remove one session: its header, composerData, bubbles, aux rows and sidebar membership."""
-    from txcript.harnesses.cursor_desktop.store import aux_keys_sql
-
     check_session_id(cid)
     if not path.is_file():
-        raise BadInput(f"no cursor_desktop session `{cid}` (no database at {path})")
+        raise BadInput(f"no cursor_desktop session `{_shown(cid)}` (no database at {path})")
     if not force:
         refuse_while_running()
 
     def must_exist(conn: sqlite3.Connection, schema: database.Schema) -> bool:
         if not _exists(conn, schema, cid):
-            raise BadInput(f"no cursor_desktop session `{cid}`")
+            raise BadInput(f"no cursor_desktop session `{_shown(cid)}`")
         return True
 
     def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
+        edits = _Edits(conn)
         if schema.has_header_table:
             column = _quote(_column_map(schema)["composerid"])
             conn.execute(f"DELETE FROM composerHeaders WHERE {column} = ?", (cid,))
-        aux = [row[0] for row in conn.execute(aux_keys_sql(), (cid,))]
-        conn.executemany("DELETE FROM cursorDiskKV WHERE key = ?", [(key,) for key in aux])
-        conn.execute(
-            "DELETE FROM cursorDiskKV WHERE key = ? OR key = ? OR (key >= ? AND key < ?)",
-            (
-                f"composerData:{cid}",
-                f"agentKv:checkpoint:{cid}",
-                f"bubbleId:{cid}:",
-                f"bubbleId:{cid};",
-            ),
-        )
+        if schema.has_kv:
+            aux = [row[0] for row in conn.execute(_AUX_KEYS_SQL, (cid,))]
+            conn.executemany("DELETE FROM cursorDiskKV WHERE key = ?", [(key,) for key in aux])
+            conn.execute(
+                "DELETE FROM cursorDiskKV WHERE key = ? OR key = ? OR (key >= ? AND key < ?)",
+                (
+                    f"composerData:{cid}",
+                    f"agentKv:checkpoint:{cid}",
+                    f"bubbleId:{cid}:",
+                    f"bubbleId:{cid};",
+                ),
+            )
         if schema.has_item_table:
-            _, index = _item_index(conn)
-            if index is not None:
-                kept = [
-                    h
-                    for h in index["allComposers"]
-                    if not (isinstance(h, dict) and h.get("composerId") == cid)
-                ]
-                if len(kept) != len(index["allComposers"]):
-                    index["allComposers"] = kept
-                    _set_item(conn, ITEM_HEADERS_KEY, _compact(index))
-            membership = sidebar.unregister(_item_value(conn, sidebar.MEMBERSHIP_KEY), cid)
+            try:
+                found = _item_index(conn)
+            except sidebar.SidebarUnreadable:
+                found = None  # a dangling head in an index nobody can read is harmless
+            if found is not None:
+                heads, blob = found
+                doomed = set(_index_positions(heads, cid))
+                if doomed:
+                    _set_item(edits, ITEM_HEADERS_KEY, sidebar.remove(heads, doomed), blob=blob)
+            text, blob = _item(conn, sidebar.MEMBERSHIP_KEY)
+            membership = sidebar.unregister(text, cid)
             if membership is not None:
-                _set_item(conn, sidebar.MEMBERSHIP_KEY, membership)
+                _set_item(edits, sidebar.MEMBERSHIP_KEY, membership, blob=blob)
 
     transaction(
         path, work, operation="delete", session=cid, busy_timeout=busy_timeout, backup=must_exist
