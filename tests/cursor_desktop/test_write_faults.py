@@ -390,18 +390,23 @@ def test_a_save_killed_from_outside_during_its_commit_is_old_or_new(
     assert seen <= {"old", "new"}
 
 
-@pytest.mark.xfail(
-    reason="database.py opens read-only, and a read-only connection cannot roll back the hot "
-    "journal a killed writer (txcript or Cursor itself) leaves in rollback-journal mode: every "
-    "read fails with 'attempt to write a readonly database' until a read-write open",
-    strict=False,
-)
-def test_reading_after_a_killed_rollback_journal_write(kill_benches: dict[str, KillBench]) -> None:
+def test_a_hot_journal_left_by_a_killed_write_is_a_clear_read_error_until_recovered(
+    kill_benches: dict[str, KillBench],
+) -> None:
+    """A killed rollback-journal writer (txcript or Cursor itself) leaves a hot journal. A reader
+    must not modify files beside the database, so it cannot roll the journal back; it used to
+    fail with SQLite's bare "attempt to write a readonly database". It now says what happened
+    and how to recover, and the first read-write open (the app, or any txcript write) recovers."""
     bench = kill_benches["delete"]
     root = bench.fresh("read-after-kill")
     process = bench.run(root, "before-commit")
     process.communicate(timeout=60)
     assert Path(str(db_path(root)) + "-journal").exists()
+    with pytest.raises(StoreError, match="hot journal left by an interrupted write"):
+        CursorDesktopStore(root).discover()
+    recovering = sqlite3.connect(db_path(root))
+    recovering.execute("SELECT count(*) FROM cursorDiskKV").fetchall()
+    recovering.close()
     assert [d.reference for d in CursorDesktopStore(root).discover()]
 
 

@@ -179,6 +179,11 @@ def _translate(path: Path, exc: sqlite3.Error) -> Exception:
             f"{_describe(path)} is locked by another process (waited for the busy timeout); "
             "try again when Cursor is idle"
         )
+    if "readonly" in message and os.path.exists(str(path) + "-journal"):
+        return StoreError(
+            f"{_describe(path)} has a hot journal left by an interrupted write; a read-only "
+            "reader cannot roll it back. Open Cursor (or run any txcript write) to recover it"
+        )
     if primary in _UNREADABLE_CODES:
         return StoreUnreadable(f"{_describe(path)} is unreadable: {message}")
     return StoreError(f"cannot read {_describe(path)}: {message}")

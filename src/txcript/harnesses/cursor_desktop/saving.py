@@ -42,7 +42,7 @@ from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Saved
 from txcript.harnesses.cursor_desktop import codec, database, sidebar, tools
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
-from txcript.harnesses.cursor_desktop.store import _integer, _text
+from txcript.harnesses.cursor_desktop.store import AUX_KEYS_SQL, cell_integer, cell_text
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
 from txcript.shared.fileuri import vscode_uri
@@ -67,23 +67,6 @@ _FRESH_SCHEMA = (
     "(workspaceId, isSubagent, isArchived, recency)",
 )
 _EXCLUDED_AUX_KINDS = ("bubbleId", "composerData", "agentKv")
-#: Keys of every aux row of a session (parameter 1: the composer id), NULL-valued ones included:
-#: the store's aux skip-scan (``store._AUX_SQL``) without its ``value IS NOT NULL`` filter, so a
-#: delete leaves no tombstone of the session behind.
-_AUX_KEYS_SQL = """
-WITH RECURSIVE kinds(k) AS (
-  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
-          WHERE typeof(key) = 'text' AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
-  UNION ALL
-  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
-          WHERE key >= substr(k, 1, length(k) - 1) || ';' AND typeof(key) = 'text'
-            AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
-  FROM kinds WHERE k IS NOT NULL
-)
-SELECT d.key FROM kinds JOIN cursorDiskKV d
-  ON (d.key = kinds.k || ?1 OR (d.key >= kinds.k || ?1 || ':' AND d.key < kinds.k || ?1 || ';'))
-WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'agentKv:')
-"""
 
 
 class AppRunning(TxcriptError):
@@ -307,13 +290,13 @@ class _Edits:
 def _reads_as(column: str, stored: object, wanted: object) -> bool:
     """Whether the stored header cell already reads (see ``store._resolve_head``) as ``wanted``."""
     if column in ("value", "workspaceid"):
-        return _text(stored) == wanted
+        return cell_text(stored) == wanted
     if column in ("isarchived", "issubagent"):
-        return bool(_integer(stored)) == bool(wanted)
+        return bool(cell_integer(stored)) == bool(wanted)
     if column in ("createdat", "lastupdatedat", "recency"):
-        return (_integer(stored) or 0) == wanted
+        return (cell_integer(stored) or 0) == wanted
     if column == "checkpointat":
-        return _integer(stored) == wanted
+        return cell_integer(stored) == wanted
     if isinstance(stored, database.InvalidText):
         return isinstance(wanted, bytes) and stored.raw == wanted
     return type(stored) is type(wanted) and stored == wanted
@@ -668,7 +651,7 @@ def delete(path: Path, cid: str, *, force: bool = False, busy_timeout: float = 5
             column = _quote(_column_map(schema)["composerid"])
             conn.execute(f"DELETE FROM composerHeaders WHERE {column} = ?", (cid,))
         if schema.has_kv:
-            aux = [row[0] for row in conn.execute(_AUX_KEYS_SQL, (cid,))]
+            aux = [row[0] for row in conn.execute(AUX_KEYS_SQL, (cid,))]
             conn.executemany("DELETE FROM cursorDiskKV WHERE key = ?", [(key,) for key in aux])
             conn.execute(
                 "DELETE FROM cursorDiskKV WHERE key = ? OR key = ? OR (key >= ? AND key < ?)",

@@ -63,6 +63,8 @@ from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin,
 HARNESS = "cursor_desktop"
 ENV_OVERRIDE = "CURSOR_DESKTOP_USER_DIR"
 DEFAULT_BUSY_TIMEOUT = 5.0
+#: Seconds to wait for the app's lock before giving up (default :data:`DEFAULT_BUSY_TIMEOUT`).
+BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
 #: ``ItemTable`` key of the 3.7.x head index: ``{"allComposers": [head, …]}``.
 ITEM_HEADERS_KEY = "composer.composerHeaders"
 
@@ -79,6 +81,15 @@ _COMPOSER_PATHS: dict[str, tuple[str | int, ...]] = {
 
 
 # ------------------------------------------------------------------------------------ locations
+
+
+def busy_timeout_setting() -> float:
+    """``TXCRIPT_BUSY_TIMEOUT`` in seconds when it is a non-negative number, else the default."""
+    try:
+        value = float(os.environ.get(BUSY_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_BUSY_TIMEOUT
+    return value if math.isfinite(value) and value >= 0 else DEFAULT_BUSY_TIMEOUT
 
 
 def root_for(system: str, home: Path) -> Path:
@@ -106,7 +117,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _text(value: object) -> str | None:
+def cell_text(value: object) -> str | None:
     """A cell as text: TEXT as is, a UTF-8 BLOB decoded; anything else (or bad UTF-8) None."""
     if isinstance(value, str):
         return value
@@ -118,7 +129,7 @@ def _text(value: object) -> str | None:
     return None
 
 
-def _integer(value: object) -> int | None:
+def cell_integer(value: object) -> int | None:
     """An integer column read leniently: INTEGER, REAL (truncated), or decimal TEXT."""
     if type(value) is int:
         return value
@@ -245,7 +256,7 @@ def _item_heads(conn: sqlite3.Connection, schema: Schema) -> dict[str, str]:
     row = conn.execute(
         "SELECT CAST(value AS TEXT) FROM ItemTable WHERE key = ?", (ITEM_HEADERS_KEY,)
     ).fetchone()
-    text = None if row is None else _text(row[0])
+    text = None if row is None else cell_text(row[0])
     if text is None:
         return {}
     try:
@@ -322,9 +333,9 @@ def _table_head(
     cid: str, row: dict[str, object], item_head: str | None
 ) -> tuple[str, int, int | None]:
     """``(head text, createdAt, recency)`` of a session with a header row (all discovery needs)."""
-    value = _text(row.get("value"))
+    value = cell_text(row.get("value"))
     header = value if value is not None else (item_head or synthesized_head(cid))
-    return header, _integer(row.get("createdat")) or 0, _integer(row.get("recency"))
+    return header, cell_integer(row.get("createdat")) or 0, cell_integer(row.get("recency"))
 
 
 def _resolve_head(
@@ -336,13 +347,13 @@ def _resolve_head(
         return _Head(
             header=header,
             origin="table",
-            workspace_id=_text(row.get("workspaceid")),
+            workspace_id=cell_text(row.get("workspaceid")),
             created_at=created_at,
-            last_updated_at=_integer(row.get("lastupdatedat")) or 0,
-            is_archived=bool(_integer(row.get("isarchived"))),
-            is_subagent=bool(_integer(row.get("issubagent"))),
+            last_updated_at=cell_integer(row.get("lastupdatedat")) or 0,
+            is_archived=bool(cell_integer(row.get("isarchived"))),
+            is_subagent=bool(cell_integer(row.get("issubagent"))),
             recency=recency or 0,
-            checkpoint_at=_integer(row.get("checkpointat")),
+            checkpoint_at=cell_integer(row.get("checkpointat")),
             extra_columns=tuple(
                 (name, _scalar(cell)) for name, cell in row.items() if name not in _KNOWN_COLUMNS
             ),
@@ -432,12 +443,7 @@ def _discovery_sql(schema: Schema) -> str:
 #: each kind but ``bubbleId``, ``composerData`` and ``agentKv`` is probed for exactly
 #: ``<kind>:<cid>`` and for the range ``<kind>:<cid>:`` … ``<kind>:<cid>;``. No ``LIKE``, no
 #: substring match, cost independent of how many sessions the database holds.
-def aux_keys_sql() -> str:
-    """SQL selecting the keys of the session's aux rows (parameter 1: the composer id)."""
-    return f"SELECT key FROM ({_AUX_SQL})"
-
-
-_AUX_SQL = """
+_AUX_MATCH = """
 WITH RECURSIVE kinds(k) AS (
   SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
           WHERE typeof(key) = 'text' AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
@@ -447,12 +453,19 @@ WITH RECURSIVE kinds(k) AS (
             AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
   FROM kinds WHERE k IS NOT NULL
 )
-SELECT d.key, CAST(d.value AS TEXT) FROM kinds JOIN cursorDiskKV d
+SELECT {columns} FROM kinds JOIN cursorDiskKV d
   ON (d.key = kinds.k || ?1 OR (d.key >= kinds.k || ?1 || ':' AND d.key < kinds.k || ?1 || ';'))
 WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'agentKv:')
-  AND d.value IS NOT NULL
-ORDER BY d.rowid
 """
+#: Aux rows of a session for a load (parameter 1: the composer id): NULL tombstones dropped,
+#: in rowid order.
+_AUX_SQL = (
+    _AUX_MATCH.format(columns="d.key, CAST(d.value AS TEXT)")
+    + "  AND d.value IS NOT NULL\nORDER BY d.rowid\n"
+)
+#: Keys of every aux row of a session, NULL-valued ones included, so a delete leaves no
+#: tombstone of the session behind.
+AUX_KEYS_SQL = _AUX_MATCH.format(columns="d.key")
 
 
 def _rows(cursor: Iterable[Sequence[object]]) -> tuple[KVRow, ...]:
@@ -472,10 +485,10 @@ class CursorDesktopStore:
     ``busy_timeout`` (seconds) is how long a read waits for a writer's lock before failing.
     """
 
-    def __init__(self, root: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+    def __init__(self, root: Path, *, busy_timeout: float | None = None) -> None:
         self.root = root
         self.database = root / "globalStorage" / "state.vscdb"
-        self.busy_timeout = busy_timeout
+        self.busy_timeout = busy_timeout if busy_timeout is not None else busy_timeout_setting()
 
     def location(self, reference: str) -> str:
         return str(self.database)
@@ -621,9 +634,9 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
     cd_record = conn.execute(
         "SELECT CAST(value AS TEXT) FROM cursorDiskKV WHERE key = ?", (f"composerData:{cid}",)
     ).fetchone()
-    composer_data = None if cd_record is None else _text(cd_record[0])
+    composer_data = None if cd_record is None else cell_text(cd_record[0])
     item_head = None
-    if row is None or _text(row.get("value")) is None:
+    if row is None or cell_text(row.get("value")) is None:
         item_head = _item_heads(conn, schema).get(cid)
     if row is None and item_head is None and cd_record is None:
         raise BadInput(_no_session(cid))
@@ -682,6 +695,6 @@ def _fingerprints(conn: sqlite3.Connection, schema: Schema, refs: list[str]) -> 
         if not has_row and cd_rowid is None:
             tokens[cid] = ""
             continue
-        parts = (_integer(last_updated), cd_rowid, count, max_rowid)
+        parts = (cell_integer(last_updated), cd_rowid, count, max_rowid)
         tokens[cid] = "/".join("" if part is None else str(part) for part in parts)
     return tokens
