@@ -180,6 +180,17 @@ class Artifact(_Frozen, frozen=True, tag_field="type", tag="artifact"):
 Block: TypeAlias = Text | Thinking | ToolUse | ToolResult | Image | Artifact
 
 
+def artifact_fallback_text(block: Artifact) -> str:
+    """The readable stand-in for an artifact in harnesses that cannot carry one."""
+    artifact = block.artifact
+    source = artifact.source
+    if isinstance(source, TextSource):
+        return f"[artifact: {artifact.name}]\n{source.text}"
+    if isinstance(source, Base64Source):
+        return f"[artifact: {artifact.name}]"
+    return f"[artifact: {artifact.name}] {source.path}"
+
+
 # ----------------------------------------------------------------------------------- messages
 
 

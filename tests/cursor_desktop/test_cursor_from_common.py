@@ -14,7 +14,6 @@ from sessions import CID, CREATED, CREATED_MS, DATA, at
 
 from txcript.harnesses.cursor_desktop import codec, text
 from txcript.harnesses.cursor_desktop.native import CursorSession
-from txcript.harnesses.cursor_desktop.tools import parse_json
 from txcript.model import (
     Artifact,
     ArtifactRef,
@@ -40,6 +39,7 @@ from txcript.model import (
 )
 from txcript.shared.fileuri import file_uri, path_from_file_uri
 from txcript.shared.jsonutil import INVALID
+from txcript.shared.jsonutil import try_loads as parse_json
 
 NS = uuid.UUID("6b1d0c5d-2e9a-4f1b-8c3e-7a21307bc742")
 TEMPLATE = json.loads(

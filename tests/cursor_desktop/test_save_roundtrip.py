@@ -25,6 +25,7 @@ from txcript.harnesses.cursor_desktop import sidebar
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.harnesses.cursor_desktop.workspaces import same_folder
+from txcript.shared.jsonutil import try_loads
 
 Cell = tuple[str, bytes | None]
 Table = dict[int, tuple[Cell, ...]]
@@ -203,13 +204,13 @@ def loadable(store: CursorDesktopStore) -> list[CursorSession]:
 
 def check_sidebar_change(before: Dump, after: Dump, session: CursorSession, cid: str) -> None:
     """The two sidebar keys changed exactly as registration says, or not at all."""
-    from txcript.harnesses.cursor_desktop import codec, tools
+    from txcript.harnesses.cursor_desktop import codec
 
     old_projects, new_projects = (item(d, sidebar.PROJECTS_KEY) for d in (before, after))
     old_members, new_members = (item(d, sidebar.MEMBERSHIP_KEY) for d in (before, after))
-    composer = None if session.composer_data is None else tools.parse_json(session.composer_data)
+    composer = None if session.composer_data is None else try_loads(session.composer_data)
     meta = codec.derive_meta(
-        cid, session.created_at, tools.parse_json(session.header), codec.composer_fields(composer)
+        cid, session.created_at, try_loads(session.header), codec.composer_fields(composer)
     )
     if not meta.cwd:
         assert (new_projects, new_members) == (old_projects, old_members)

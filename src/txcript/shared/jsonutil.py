@@ -7,6 +7,7 @@ other implementations of these formats produce, so our output compares equal to 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -85,3 +86,35 @@ INVALID: Any = _Invalid()
 def is_uint(value: Any) -> bool:
     """A JSON non-negative integer that fits u64 (bools are not integers here)."""
     return type(value) is int and 0 <= value < 2**64
+
+
+class _Missing:
+    """Marker for "no such member" (distinct from a JSON ``null``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+def lookup(document: Any, path: Sequence[str | int]) -> Any:
+    """The value at ``path`` (object keys and array indexes), or :data:`MISSING`."""
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(document, list) or step >= len(document):
+                return MISSING
+        elif not isinstance(document, dict) or step not in document:
+            return MISSING
+        document = document[step]
+    return document
+
+
+def pick(document: Any, paths: Mapping[str, Sequence[str | int]]) -> dict[str, Any]:
+    """``{name: value}`` for each named path present in ``document`` (``{}`` for a non-object)."""
+    if not isinstance(document, dict):
+        return {}
+    found = {name: lookup(document, path) for name, path in paths.items()}
+    return {name: value for name, value in found.items() if value is not MISSING}

@@ -40,17 +40,16 @@ from txcript.harnesses.claude_code.native import ClaudeSession, session_from_rec
 from txcript.harnesses.claude_code.reader import NAMESPACE
 from txcript.model import (
     Artifact,
-    Base64Source,
     Block,
     Command,
     Image,
     Message,
     OtherStop,
-    TextSource,
     Thinking,
     ToolResult,
     ToolUse,
     Transcript,
+    artifact_fallback_text,
     render_tool,
 )
 from txcript.model import Text as TextBlock
@@ -71,17 +70,6 @@ def _is_uuid(value: str) -> bool:
         return str(uuid.UUID(value)) == value
     except ValueError:
         return False
-
-
-def artifact_text(block: Artifact) -> str:
-    """The readable stand-in for an artifact (Common model §4.6)."""
-    artifact = block.artifact
-    source = artifact.source
-    if isinstance(source, TextSource):
-        return f"[artifact: {artifact.name}]\n{source.text}"
-    if isinstance(source, Base64Source):
-        return f"[artifact: {artifact.name}]"
-    return f"[artifact: {artifact.name}] {source.path}"
 
 
 def result_content(content: Any) -> Any:
@@ -275,7 +263,7 @@ class _Writer:
         if isinstance(block, Image):
             return f"[image {block.source.media_type} omitted]"
         if isinstance(block, Artifact):
-            return artifact_text(block)
+            return artifact_fallback_text(block)
         name, tool_input = render_tool(block.tool)
         return f"[tool {name}] {dumps_compact(tool_input)}"
 

@@ -40,7 +40,6 @@ from typing import Any
 
 from txcript.model import (
     Artifact,
-    Base64Source,
     Block,
     Command,
     Image,
@@ -50,12 +49,12 @@ from txcript.model import (
     Raw,
     StopReason,
     Text,
-    TextSource,
     Thinking,
     ToolResult,
     ToolUse,
     Transcript,
     Usage,
+    artifact_fallback_text,
 )
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import derived_uuid7, namespace_from_ascii, uuid5
@@ -118,17 +117,6 @@ def image_url(image: Image) -> str:
     if source.type == "base64":
         return f"data:{source.media_type};base64,{source.data}"
     return source.data
-
-
-def artifact_text(block: Artifact) -> str:
-    """The readable stand-in for an artifact (Codex has no slot for one)."""
-    artifact = block.artifact
-    source = artifact.source
-    if isinstance(source, TextSource):
-        return f"[artifact: {artifact.name}]\n{source.text}"
-    if isinstance(source, Base64Source):
-        return f"[artifact: {artifact.name}]"
-    return f"[artifact: {artifact.name}] {source.path}"
 
 
 def _content_items(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -544,7 +532,7 @@ class _Writer:
             elif isinstance(block, Image):
                 content.append({"type": "input_image", "image_url": image_url(block)})
             elif isinstance(block, Artifact):
-                content.append({"type": "input_text", "text": artifact_text(block)})
+                content.append({"type": "input_text", "text": artifact_fallback_text(block)})
             elif isinstance(block, ToolUse) and isinstance(block.tool, Command):
                 self.commands.add(block.id)
                 args = f" {block.tool.args}" if block.tool.args else ""
@@ -592,7 +580,7 @@ class _Writer:
                 elif isinstance(block, Image):
                     text = f"[image {block.source.media_type} omitted]"
                 else:
-                    text = artifact_text(block)
+                    text = artifact_fallback_text(block)
                 texts.append({"type": "output_text", "text": text})
                 last_text = text
             else:

@@ -62,7 +62,7 @@ Writing (:func:`from_common`) lives in :mod:`.write`; tool mapping in :mod:`.too
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -84,7 +84,7 @@ from txcript.model import (
 )
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import uuid5
-from txcript.shared.jsonutil import is_uint
+from txcript.shared.jsonutil import MISSING, is_uint, lookup, pick, try_loads
 from txcript.shared.timeutil import from_epoch_ms, now, parse_rfc3339
 
 __all__ = [
@@ -95,7 +95,6 @@ __all__ = [
     "to_common",
 ]
 
-_MISSING: Any = object()
 
 #: The composerData values :func:`derive_meta` uses, by the key it expects them under, with their
 #: JSON path (object keys and array indexes). The same paths in SQLite ``json_extract`` syntax:
@@ -116,18 +115,6 @@ _CWD_PATHS: tuple[tuple[str | int, ...], ...] = (
     COMPOSER_FIELD_PATHS["agentLocationPath"],
     COMPOSER_FIELD_PATHS["gitRepoPath"],
 )
-
-
-def _get(document: Any, path: Sequence[str | int]) -> Any:
-    """The value at ``path``, or ``_MISSING`` when some step does not exist."""
-    for step in path:
-        if isinstance(step, int):
-            if not isinstance(document, list) or step >= len(document):
-                return _MISSING
-        elif not isinstance(document, dict) or step not in document:
-            return _MISSING
-        document = document[step]
-    return document
 
 
 def _ms_time(value: Any) -> datetime | None:
@@ -156,10 +143,7 @@ def composer_fields(composer: Any) -> dict[str, Any]:
     Keys are those of :data:`COMPOSER_FIELD_PATHS`; a value is included only when its path
     exists. A non-object document gives ``{}``.
     """
-    if not isinstance(composer, dict):
-        return {}
-    found = {key: _get(composer, path) for key, path in COMPOSER_FIELD_PATHS.items()}
-    return {key: value for key, value in found.items() if value is not _MISSING}
+    return pick(composer, COMPOSER_FIELD_PATHS)
 
 
 def _title(candidates: Iterable[Any]) -> str | None:
@@ -173,8 +157,8 @@ def _cwd(head: Any, fields: dict[str, Any]) -> str | None:
     # The head's pointers in order; the first one present decides, even when it is unusable
     # (a present but empty fsPath means "no folder", not "look elsewhere").
     for path in _CWD_PATHS:
-        value = _get(head, path)
-        if value is not _MISSING:
+        value = lookup(head, path)
+        if value is not MISSING:
             return value if isinstance(value, str) and value else None
     for key in ("workspacePath", "agentLocationPath", "gitRepoPath"):
         value = fields.get(key)
@@ -216,7 +200,7 @@ def derive_meta(
     version exists.
     """
     timestamp = _ms_time(created_at_ms) or _ms_time(composer_fields.get("createdAt")) or now()
-    head_title = (_get(head, ("name",)), _get(head, ("subtitle",)))
+    head_title = (lookup(head, ("name",)), lookup(head, ("subtitle",)))
     title = _title((*head_title, composer_fields.get("name"), composer_fields.get("subtitle")))
     model = _model_name(composer_fields.get("modelName"))
     return Meta(
@@ -235,7 +219,7 @@ def _parsed_rows(session: CursorSession) -> list[tuple[str, dict[str, Any]]]:
     """``(identity, document)`` of every bubble row that is a JSON object, in row order."""
     rows = []
     for row in session.bubbles:
-        document = tools.parse_json(row.value)
+        document = try_loads(row.value)
         if isinstance(document, dict):
             bubble_id = document.get("bubbleId")
             rows.append((bubble_id if isinstance(bubble_id, str) else row.key, document))
@@ -249,7 +233,7 @@ def _ordered(rows: list[tuple[str, dict[str, Any]]], composer: Any) -> list[dict
         if identity not in documents:
             row_order.append(identity)
         documents[identity] = document
-    headers = _get(composer, ("fullConversationHeadersOnly",))
+    headers = lookup(composer, ("fullConversationHeadersOnly",))
     listed = [
         entry["bubbleId"]
         for entry in (headers if isinstance(headers, list) else [])
@@ -265,7 +249,7 @@ def _ordered(rows: list[tuple[str, dict[str, Any]]], composer: Any) -> list[dict
 
 def _inline_conversation(composer: Any) -> list[dict[str, Any]] | None:
     """The ≈0.45 inline ``conversation[]`` entries, or None when the session uses bubble rows."""
-    conversation = _get(composer, ("conversation",))
+    conversation = lookup(composer, ("conversation",))
     if isinstance(conversation, list) and conversation:
         return [entry for entry in conversation if isinstance(entry, dict)]
     return None
@@ -306,7 +290,7 @@ class _Folder:
         created = bubble.get("createdAt")
         found = parse_rfc3339(created) if isinstance(created, str) else _ms_time(created)
         if found is None:
-            found = _ms_time(_get(bubble, ("timingInfo", "clientRpcSendTime")))
+            found = _ms_time(lookup(bubble, ("timingInfo", "clientRpcSendTime")))
         if found is None:
             found = self.last_time or self.meta.timestamp
         self.last_time = found
@@ -335,11 +319,11 @@ class _Folder:
         if self.open is None:
             self.open = _Open(timestamp=timestamp)
         group = self.open
-        group.model = _model_name(_get(bubble, ("modelInfo", "modelName"))) or group.model
+        group.model = _model_name(lookup(bubble, ("modelInfo", "modelName"))) or group.model
         group.usage = _usage(bubble) or group.usage
-        thinking = _get(bubble, ("thinking", "text"))
+        thinking = lookup(bubble, ("thinking", "text"))
         if isinstance(thinking, str) and thinking.strip():
-            signature = _get(bubble, ("thinking", "signature"))
+            signature = lookup(bubble, ("thinking", "signature"))
             group.blocks.append(
                 Thinking(thinking, signature if isinstance(signature, str) and signature else None)
             )
@@ -381,15 +365,15 @@ class _Folder:
 def _session_id(session: CursorSession, head: Any) -> str:
     if session.reference:
         return session.reference
-    composer_id = _get(head, ("composerId",))
+    composer_id = lookup(head, ("composerId",))
     return composer_id if isinstance(composer_id, str) else ""
 
 
 @without_gc
 def to_common(session: CursorSession) -> Transcript:
     """Read a native session as Common. Never fails; see the module docstring for the rules."""
-    head = tools.parse_json(session.header)
-    composer = None if session.composer_data is None else tools.parse_json(session.composer_data)
+    head = try_loads(session.header)
+    composer = None if session.composer_data is None else try_loads(session.composer_data)
     rows = _parsed_rows(session)
     meta = derive_meta(
         _session_id(session, head),

@@ -40,13 +40,14 @@ from typing import Any, TypeVar
 from txcript import backups
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Saved
-from txcript.harnesses.cursor_desktop import codec, database, sidebar, tools
+from txcript.harnesses.cursor_desktop import codec, database, sidebar
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.store import AUX_KEYS_SQL, cell_integer, cell_text
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
 from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import check_session_id
+from txcript.shared.jsonutil import try_loads
 from txcript.shared.processes import find_processes
 
 T = TypeVar("T")
@@ -96,7 +97,7 @@ def session_id_of(session: CursorSession) -> str:
     A body loaded under one reference whose head names another session is refused: saving it
     would overwrite that other session's header row.
     """
-    head = tools.parse_json(session.header)
+    head = try_loads(session.header)
     named = head.get("composerId") if isinstance(head, dict) else None
     cid = named if isinstance(named, str) and named else session.reference
     if not cid:
@@ -126,7 +127,7 @@ def check_rows_belong(session: CursorSession, cid: str) -> None:
         if not kind or owner != cid or kind in _EXCLUDED_AUX_KINDS:
             raise BadInput(f"row `{_shown(row.key)}` does not belong to session `{cid}`")
     if session.composer_data is not None:
-        composer = tools.parse_json(session.composer_data)
+        composer = try_loads(session.composer_data)
         named = composer.get("composerId") if isinstance(composer, dict) else None
         if isinstance(named, str) and named != cid:
             raise BadInput(f"composerData names session `{_shown(named)}`, not `{cid}`")
@@ -556,8 +557,8 @@ def save(
     check_rows_belong(session, cid)
     if not force:
         refuse_while_running()
-    head = tools.parse_json(session.header)
-    composer = None if session.composer_data is None else tools.parse_json(session.composer_data)
+    head = try_loads(session.header)
+    composer = None if session.composer_data is None else try_loads(session.composer_data)
     meta = codec.derive_meta(cid, session.created_at, head, codec.composer_fields(composer))
     cwd = meta.cwd
     workspace_id = session.workspace_id

@@ -56,9 +56,10 @@ import msgspec
 
 from txcript.errors import BadInput, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved, home_dir
-from txcript.harnesses.cursor_desktop import codec, database, tools
+from txcript.harnesses.cursor_desktop import codec, database
 from txcript.harnesses.cursor_desktop.database import InvalidText, Schema
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
+from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
 
 HARNESS = "cursor_desktop"
 ENV_OVERRIDE = "CURSOR_DESKTOP_USER_DIR"
@@ -69,7 +70,6 @@ BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
 ITEM_HEADERS_KEY = "composer.composerHeaders"
 
 SqlValue = str | int | float | bytes | None
-_MISSING: Any = object()
 
 #: composerData values discovery extracts: the codec's metadata fields plus the two times a
 #: head without a header row takes its columns from.
@@ -162,23 +162,11 @@ def synthesized_head(cid: str) -> str:
     )
 
 
-def _lookup(document: Any, path: Sequence[str | int]) -> Any:
-    for step in path:
-        if isinstance(step, int):
-            if not isinstance(document, list) or step >= len(document):
-                return _MISSING
-        elif not isinstance(document, dict) or step not in document:
-            return _MISSING
-        document = document[step]
-    return document
-
-
 def _fields_of(document: Any) -> dict[str, Any] | None:
     """The :data:`_COMPOSER_PATHS` values of a parsed composerData (None unless an object)."""
     if not isinstance(document, dict):
         return None
-    found = {key: _lookup(document, path) for key, path in _COMPOSER_PATHS.items()}
-    return {key: value for key, value in found.items() if value is not _MISSING}
+    return pick(document, _COMPOSER_PATHS)
 
 
 def _meta_fields(fields: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -208,8 +196,8 @@ def _composer_cell(raw: bytes | None) -> tuple[dict[str, Any] | None, bool]:
     """``(_fields_of(document), has inline messages)`` of a composerData cell's bytes.
 
     Exactly what a load reads from the same cell: a cell that is not UTF-8 is no document, and
-    the document is :func:`tools.parse_json`'s reading of the text (strict JSON, duplicate keys
-    last-wins, escaped keys unescaped, no NaN, surrogates paired…). Fast path:
+    the document is ``try_loads``'s reading of the text (strict JSON, duplicate keys last-wins,
+    escaped keys unescaped, no NaN, surrogates paired…). Fast path:
     :data:`_ComposerMembers` decodes only the members the fields come from and validates the
     rest of the document while skipping it, except for UTF-8 (checked here first) and the range
     of numbers (see the module notes). A document it declines (not an object, a number out of
@@ -225,14 +213,14 @@ def _composer_cell(raw: bytes | None) -> tuple[dict[str, Any] | None, bool]:
     try:
         members = _members_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError):
-        document = tools.parse_json(raw.decode("utf-8"))
+        document = try_loads(raw.decode("utf-8"))
         conversation = document.get("conversation") if isinstance(document, dict) else None
         return _fields_of(document), isinstance(conversation, list) and bool(conversation)
     fields: dict[str, Any] = {}
     for key, first, rest in _SPLIT_PATHS:  # _fields_of, on the members that were present
         value = getattr(members, first)
         if value is not msgspec.UNSET and (
-            not rest or (value := _lookup(value, rest)) is not _MISSING
+            not rest or (value := lookup(value, rest)) is not MISSING
         ):
             fields[key] = value
     return fields, _NONEMPTY_ARRAY.match(members.conversation) is not None
@@ -362,7 +350,7 @@ def _resolve_head(
     cd_created = _json_int(fields.get(" createdAt"))
     cd_updated = _json_int(fields.get(" lastUpdatedAt"))
     if item_head is not None:
-        head = tools.parse_json(item_head)
+        head = try_loads(item_head)
         head = head if isinstance(head, dict) else {}
         workspace = head.get("workspaceIdentifier")
         workspace_id = workspace.get("id") if isinstance(workspace, dict) else None
@@ -608,7 +596,7 @@ def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None
         else:
             head = _resolve_head(cid, row, item_heads.get(cid), fields or {})
             header, created_at, sort_key = head.header, head.created_at, head.sort_key
-        meta = codec.derive_meta(cid, created_at, tools.parse_json(header), _meta_fields(fields))
+        meta = codec.derive_meta(cid, created_at, try_loads(header), _meta_fields(fields))
         discovered = Discovered(
             harness=HARNESS,
             reference=cid,
@@ -640,7 +628,7 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
         item_head = _item_heads(conn, schema).get(cid)
     if row is None and item_head is None and cd_record is None:
         raise BadInput(_no_session(cid))
-    parsed = None if composer_data is None else tools.parse_json(composer_data)
+    parsed = None if composer_data is None else try_loads(composer_data)
     head = _resolve_head(cid, row, item_head, _fields_of(parsed) or {})
     bubbles = _rows(
         conn.execute(

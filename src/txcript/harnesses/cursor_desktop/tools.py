@@ -37,14 +37,6 @@ _UNSAFE_ID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 _DIGITS = re.compile(r"[0-9]{1,18}\Z")
 
 
-def parse_json(text: str) -> Any:
-    """Strict JSON (no NaN/Infinity), or ``INVALID``; nesting too deep to parse is INVALID too."""
-    try:
-        return try_loads(text)
-    except RecursionError:
-        return INVALID
-
-
 def sanitize_call_id(raw_id: str) -> str:
     """Fold a call id onto ``[A-Za-z0-9_-]``: each other code point becomes one ``_``."""
     return _UNSAFE_ID_CHAR.sub("_", raw_id)
@@ -64,7 +56,7 @@ def is_call(tool_former: Any) -> bool:
 
 def _decoded(value: Any) -> Any:
     if isinstance(value, str):
-        parsed = parse_json(value)
+        parsed = try_loads(value)
         return _ABSENT if parsed is INVALID else parsed
     if isinstance(value, dict):
         return value
@@ -224,7 +216,7 @@ _READERS: dict[str, Callable[[str, dict[str, Any]], Tool]] = {
 
 def result_content(text: str) -> Any:
     """A stored result string as Common content: its JSON value unless that is null, else text."""
-    parsed = parse_json(text)
+    parsed = try_loads(text)
     return text if parsed is INVALID or parsed is None else parsed
 
 
