@@ -46,7 +46,6 @@ from typing import Any
 
 import msgspec
 
-from txcript import backups
 from txcript.harnesses.cursor_desktop import codec, saving
 from txcript.harnesses.cursor_desktop.native import CursorSession
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
@@ -63,6 +62,7 @@ from txcript.model import (
     Transcript,
     Usage,
 )
+from txcript.shared import backups
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from txcript import backups
 from txcript.errors import BadInput
+from txcript.shared import backups
 
 
 @pytest.fixture(autouse=True)

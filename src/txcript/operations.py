@@ -268,14 +268,14 @@ def resolve_for_delete(reference: str, from_harness: str) -> Discovered:
 
 
 def list_backups() -> list[Any]:
-    from txcript import backups
+    from txcript.shared import backups
 
     return backups.list_backups()
 
 
 def restore_backup(backup_id: str, *, force: bool = False) -> tuple[Any, Any]:
     """Restore a backup over its database; returns (restored backup, backup of replaced state)."""
-    from txcript import backups
+    from txcript.shared import backups
 
     backup = backups.find(backup_id)
     harness = harnesses.get(backup.harness)

@@ -17,10 +17,10 @@ from test_save_hazards import make_body
 from test_save_roundtrip import backup_count, db_path, dump, split
 
 from conftest import RunCli
-from txcript import backups
 from txcript.errors import BadInput
 from txcript.harnesses.cursor_desktop import sidebar
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
+from txcript.shared import backups
 
 
 @pytest.fixture(autouse=True)

@@ -20,11 +20,11 @@ import dbfixtures as fx
 import pytest
 from dbfixtures import Header, Session, StateDB, js
 
-from txcript import backups
 from txcript.harnesses.cursor_desktop import sidebar
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.harnesses.cursor_desktop.workspaces import same_folder
+from txcript.shared import backups
 from txcript.shared.jsonutil import try_loads
 
 Cell = tuple[str, bytes | None]

@@ -44,13 +44,13 @@ from test_save_hazards import make_body
 from test_save_roundtrip import Dump, backup_count, db_path, dump
 
 from conftest import CliResult, RunCli
-from txcript import backups
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.cursor_desktop import text
 from txcript.harnesses.cursor_desktop.native import CursorSession
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.harnesses.cursor_desktop.write import from_common
 from txcript.model import Message, Meta, Text, Transcript
+from txcript.shared import backups
 
 LINUX = sys.platform.startswith("linux")
 
@@ -210,7 +210,7 @@ def test_the_cli_waits_for_a_lock_then_writes_or_gives_up_with_one_line(
 WRAPPER = r"""
 import os, signal, sys
 from pathlib import Path
-from txcript import backups
+from txcript.shared import backups
 from txcript.harnesses.cursor_desktop import saving, text
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 

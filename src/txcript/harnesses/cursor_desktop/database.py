@@ -23,6 +23,7 @@ messages naming the file.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 from collections.abc import Callable
@@ -189,6 +190,18 @@ def _translate(path: Path, exc: sqlite3.Error) -> Exception:
     return StoreError(f"cannot read {_describe(path)}: {message}")
 
 
+def check_complete(path: Path, info: FileInfo) -> None:
+    """Refuse a file shorter than its header says (truncated), unless a journal explains it."""
+    if (
+        info.declared_size is not None
+        and not any(_sidecars(path))
+        and info.size < info.declared_size
+    ):
+        raise StoreUnreadable(
+            f"{_describe(path)} is truncated ({info.size} of {info.declared_size} bytes)"
+        )
+
+
 def read(
     path: Path,
     info: FileInfo,
@@ -197,15 +210,8 @@ def read(
     busy_timeout: float,
 ) -> T:
     """Run ``work`` in one read transaction on ``path``; see the module notes for the open mode."""
-    wal, shm, journal = _sidecars(path)
-    if (
-        info.declared_size is not None
-        and not (wal or shm or journal)
-        and info.size < info.declared_size
-    ):
-        raise StoreUnreadable(
-            f"{_describe(path)} is truncated ({info.size} of {info.declared_size} bytes)"
-        )
+    check_complete(path, info)
+    wal, shm, _ = _sidecars(path)
     immutable = info.wal and not (wal or shm)
     while True:
         before = _file_state(path) if immutable else None
@@ -225,3 +231,64 @@ def read(
             return result
         # The app opened or changed the file during an immutable read: read it again properly.
         immutable = False
+
+
+# ------------------------------------------------------------------- shared by read and write
+
+#: ``ItemTable`` key of the 3.7.x head index: ``{"allComposers": [head, …]}``.
+ITEM_HEADERS_KEY = "composer.composerHeaders"
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def cell_text(value: object) -> str | None:
+    """A cell as text: TEXT as is, a UTF-8 BLOB decoded; anything else (or bad UTF-8) None."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def cell_integer(value: object) -> int | None:
+    """An integer column read leniently: INTEGER, REAL (truncated), or decimal TEXT."""
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        return int(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+_AUX_MATCH = """
+WITH RECURSIVE kinds(k) AS (
+  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
+          WHERE typeof(key) = 'text' AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
+  UNION ALL
+  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
+          WHERE key >= substr(k, 1, length(k) - 1) || ';' AND typeof(key) = 'text'
+            AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
+  FROM kinds WHERE k IS NOT NULL
+)
+SELECT {columns} FROM kinds JOIN cursorDiskKV d
+  ON (d.key = kinds.k || ?1 OR (d.key >= kinds.k || ?1 || ':' AND d.key < kinds.k || ?1 || ';'))
+WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'agentKv:')
+"""
+#: Aux rows of a session for a load (parameter 1: the composer id): NULL tombstones dropped,
+#: in rowid order.
+AUX_ROWS_SQL = (
+    _AUX_MATCH.format(columns="d.key, CAST(d.value AS TEXT)")
+    + "  AND d.value IS NOT NULL\nORDER BY d.rowid\n"
+)
+#: Keys of every aux row of a session, NULL-valued ones included, so a delete leaves no
+#: tombstone of the session behind.
+AUX_KEYS_SQL = _AUX_MATCH.format(columns="d.key")

@@ -37,14 +37,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from txcript import backups
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Saved
 from txcript.harnesses.cursor_desktop import codec, database, sidebar
+from txcript.harnesses.cursor_desktop.database import (
+    AUX_KEYS_SQL,
+    ITEM_HEADERS_KEY,
+    cell_integer,
+    cell_text,
+    quote_identifier,
+)
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
-from txcript.harnesses.cursor_desktop.store import AUX_KEYS_SQL, cell_integer, cell_text
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
+from txcript.shared import backups
 from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import try_loads
@@ -56,7 +62,6 @@ HARNESS = "cursor_desktop"
 #: Executable names of the desktop app (macOS ``Cursor``, Linux ``cursor``, Windows
 #: ``Cursor.exe``).
 APP_PROCESS_NAMES = ("Cursor", "cursor")
-ITEM_HEADERS_KEY = "composer.composerHeaders"
 #: The schema of a fresh Cursor 3.16+ ``state.vscdb``, for a database txcript creates itself.
 _FRESH_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)",
@@ -193,7 +198,10 @@ def transaction(
     exists first). The backup is removed again if the transaction does not commit.
     """
     if path.exists():
-        database.inspect(path)  # a clear error for a directory, or a file that is not SQLite
+        # A clear error (exit 2) for a directory, a file that is not SQLite, a truncated file.
+        info = database.inspect(path)
+        if info is not None:
+            database.check_complete(path, info)
     existed = path.is_file() and path.stat().st_size > 0
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -213,6 +221,7 @@ def transaction(
                     operation=operation,
                     session=session,
                     busy_timeout=busy_timeout,
+                    prune_now=False,
                 )
             result = work(conn, schema)
             conn.execute("COMMIT")
@@ -227,6 +236,9 @@ def transaction(
             backups.discard(taken)
         raise
     conn.close()
+    if taken is not None:
+        # Only now: had the write failed, pruning first would have cost an older backup.
+        backups.prune(taken)
     return result
 
 
@@ -251,10 +263,6 @@ def _settle(path: Path, busy_timeout: float) -> None:
 def _column_map(schema: database.Schema) -> dict[str, str]:
     """Lower-cased column name → the table's own spelling."""
     return {name.lower(): name for name in schema.header_columns}
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 # ------------------------------------------------------------------------------ edits
@@ -335,8 +343,8 @@ def _upsert_header(
     for name, value in session.extra_columns:
         values.setdefault(name.lower(), value)
     present = [(key, columns[key], value) for key, value in values.items() if key in columns]
-    cid_column = _quote(columns["composerid"])
-    selected = ", ".join(_quote(name) for _, name, _ in present)
+    cid_column = quote_identifier(columns["composerid"])
+    selected = ", ".join(quote_identifier(name) for _, name, _ in present)
     conn = edits.conn
     conn.text_factory = database._decode_text
     try:
@@ -353,7 +361,7 @@ def _upsert_header(
             # creation time; a row with recency 0 would sink it to the bottom of the sidebar.
             values["recency"] = session.created_at
             present = [(k, n, values[k] if k == "recency" else v) for k, n, v in present]
-        names = ", ".join(_quote(name) for _, name, _ in present)
+        names = ", ".join(quote_identifier(name) for _, name, _ in present)
         marks = ", ".join("?" for _ in present)
         edits.write(
             f"INSERT INTO composerHeaders ({names}) VALUES ({marks})",
@@ -366,7 +374,7 @@ def _upsert_header(
         if key != "composerid" and not _reads_as(key, cell, value)
     ]
     if changed:
-        sets = ", ".join(f"{_quote(name)} = ?" for name, _ in changed)
+        sets = ", ".join(f"{quote_identifier(name)} = ?" for name, _ in changed)
         edits.write(
             f"UPDATE composerHeaders SET {sets} WHERE {cid_column} = ?",
             [*(value for _, value in changed), cid],
@@ -621,7 +629,7 @@ def save(
 
 def _exists(conn: sqlite3.Connection, schema: database.Schema, cid: str) -> bool:
     if schema.has_header_table:
-        column = _quote(_column_map(schema)["composerid"])
+        column = quote_identifier(_column_map(schema)["composerid"])
         if conn.execute(f"SELECT 1 FROM composerHeaders WHERE {column} = ?", (cid,)).fetchone():
             return True
     if not schema.has_kv:
@@ -649,7 +657,7 @@ def delete(path: Path, cid: str, *, force: bool = False, busy_timeout: float = 5
     def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
         edits = _Edits(conn)
         if schema.has_header_table:
-            column = _quote(_column_map(schema)["composerid"])
+            column = quote_identifier(_column_map(schema)["composerid"])
             conn.execute(f"DELETE FROM composerHeaders WHERE {column} = ?", (cid,))
         if schema.has_kv:
             aux = [row[0] for row in conn.execute(AUX_KEYS_SQL, (cid,))]

@@ -29,7 +29,8 @@ its fields. ``JSON.stringify``, which writes these cells, cannot produce such a 
 **Load.** Every cell is the exact text Cursor stored (``CAST(value AS TEXT)``); NULL rows and
 cells that are not UTF-8 are dropped. Bubbles are the exact key range in rowid order. Aux rows
 are the rows keyed ``<kind>:<cid>`` or ``<kind>:<cid>:…`` for every kind except ``bubbleId``,
-``composerData`` and ``agentKv``, matched exactly (see :data:`_AUX_SQL`), in rowid order.
+``composerData`` and ``agentKv``, matched exactly (:data:`.database.AUX_ROWS_SQL`), in rowid
+order.
 
 Header rows are read leniently, where the reference discards the whole row when one column has
 the wrong storage class: a TEXT or UTF-8 BLOB ``value`` is kept as the head; integer columns
@@ -57,7 +58,15 @@ import msgspec
 from txcript.errors import BadInput, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.harnesses.cursor_desktop import codec, database
-from txcript.harnesses.cursor_desktop.database import InvalidText, Schema
+from txcript.harnesses.cursor_desktop.database import (
+    AUX_ROWS_SQL,
+    ITEM_HEADERS_KEY,
+    InvalidText,
+    Schema,
+    cell_integer,
+    cell_text,
+    quote_identifier,
+)
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
 
@@ -66,8 +75,6 @@ ENV_OVERRIDE = "CURSOR_DESKTOP_USER_DIR"
 DEFAULT_BUSY_TIMEOUT = 5.0
 #: Seconds to wait for the app's lock before giving up (default :data:`DEFAULT_BUSY_TIMEOUT`).
 BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
-#: ``ItemTable`` key of the 3.7.x head index: ``{"allComposers": [head, …]}``.
-ITEM_HEADERS_KEY = "composer.composerHeaders"
 
 SqlValue = str | int | float | bytes | None
 
@@ -111,36 +118,6 @@ def default_root() -> Path | None:
 
 
 # ------------------------------------------------------------------------------------ cells
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def cell_text(value: object) -> str | None:
-    """A cell as text: TEXT as is, a UTF-8 BLOB decoded; anything else (or bad UTF-8) None."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    return None
-
-
-def cell_integer(value: object) -> int | None:
-    """An integer column read leniently: INTEGER, REAL (truncated), or decimal TEXT."""
-    if type(value) is int:
-        return value
-    if type(value) is float:
-        return int(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return None
-    return None
 
 
 def _json_int(value: object) -> int | None:
@@ -380,7 +357,7 @@ def _resolve_head(
 
 
 def _cid_column(schema: Schema) -> str:
-    return _quote(next(c for c in schema.header_columns if c.lower() == "composerid"))
+    return quote_identifier(next(c for c in schema.header_columns if c.lower() == "composerid"))
 
 
 def _bubble_range_sql(cid: str, alias: str) -> str:
@@ -407,7 +384,7 @@ def _discovery_sql(schema: Schema) -> str:
         sources.insert(0, f"SELECT {cid_col} FROM composerHeaders WHERE typeof({cid_col}) = 'text'")
         joins = f"LEFT JOIN composerHeaders h ON h.{cid_col} = c.cid "
         header_cols = f", h.{cid_col} IS NOT NULL" + "".join(
-            f", h.{_quote(column)}" for column, _ in _listing_columns(schema)
+            f", h.{quote_identifier(column)}" for column, _ in _listing_columns(schema)
         )
     sources.append(
         "SELECT substr(key, 14) FROM cursorDiskKV "
@@ -431,29 +408,6 @@ def _discovery_sql(schema: Schema) -> str:
 #: each kind but ``bubbleId``, ``composerData`` and ``agentKv`` is probed for exactly
 #: ``<kind>:<cid>`` and for the range ``<kind>:<cid>:`` … ``<kind>:<cid>;``. No ``LIKE``, no
 #: substring match, cost independent of how many sessions the database holds.
-_AUX_MATCH = """
-WITH RECURSIVE kinds(k) AS (
-  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
-          WHERE typeof(key) = 'text' AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
-  UNION ALL
-  SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
-          WHERE key >= substr(k, 1, length(k) - 1) || ';' AND typeof(key) = 'text'
-            AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
-  FROM kinds WHERE k IS NOT NULL
-)
-SELECT {columns} FROM kinds JOIN cursorDiskKV d
-  ON (d.key = kinds.k || ?1 OR (d.key >= kinds.k || ?1 || ':' AND d.key < kinds.k || ?1 || ';'))
-WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'agentKv:')
-"""
-#: Aux rows of a session for a load (parameter 1: the composer id): NULL tombstones dropped,
-#: in rowid order.
-_AUX_SQL = (
-    _AUX_MATCH.format(columns="d.key, CAST(d.value AS TEXT)")
-    + "  AND d.value IS NOT NULL\nORDER BY d.rowid\n"
-)
-#: Keys of every aux row of a session, NULL-valued ones included, so a delete leaves no
-#: tombstone of the session behind.
-AUX_KEYS_SQL = _AUX_MATCH.format(columns="d.key")
 
 
 def _rows(cursor: Iterable[Sequence[object]]) -> tuple[KVRow, ...]:
@@ -614,7 +568,7 @@ def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None
 def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
     row = None
     if schema.has_header_table:
-        columns = ", ".join(_quote(column) for column in schema.header_columns)
+        columns = ", ".join(quote_identifier(column) for column in schema.header_columns)
         record = conn.execute(
             f"SELECT {columns} FROM composerHeaders WHERE {_cid_column(schema)} = ?", (cid,)
         ).fetchone()
@@ -648,7 +602,7 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
         recency=head.recency,
         checkpoint_at=head.checkpoint_at,
         composer_data=composer_data,
-        aux=_rows(conn.execute(_AUX_SQL, (cid,))),
+        aux=_rows(conn.execute(AUX_ROWS_SQL, (cid,))),
         extra_columns=head.extra_columns,
         header_origin=head.origin,
         reference=cid,
@@ -664,7 +618,7 @@ def _fingerprints(conn: sqlite3.Connection, schema: Schema, refs: list[str]) -> 
         join = f"LEFT JOIN composerHeaders h ON h.{cid_col} = r.value"
         exists = f"h.{cid_col} IS NOT NULL"
         named = [c for c in schema.header_columns if c.lower() == "lastupdatedat"]
-        updated = f"h.{_quote(named[0])}" if named else "NULL"
+        updated = f"h.{quote_identifier(named[0])}" if named else "NULL"
     bubbles = (
         f"FROM cursorDiskKV b WHERE {_bubble_range_sql('r.value', 'b')} AND b.value IS NOT NULL"
     )
