@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import click
 
 from txcript import __version__
+from txcript.shared.text import scrub
 
 HARNESS_HELP = (
     "harnesses: cursor_desktop, cursor, claude_code, codex, opencode, gemini, pi, grok, simple"
@@ -40,11 +41,6 @@ def _colour_enabled(stream: Any) -> bool:
 
 def _paint(text: str, code: str, enabled: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if enabled else text
-
-
-def _scrub(text: str) -> str:
-    """Replace each control character with one space, so a title cannot forge terminal output."""
-    return "".join(" " if ord(ch) < 32 or 127 <= ord(ch) < 160 else ch for ch in text)
 
 
 def _cut(text: str, width: int) -> str:
@@ -161,8 +157,8 @@ def list_command(
     for session in sessions:
         harness = _paint(f"{session.harness:<14}", _COLOURS.get(session.harness, "0"), colour)
         when = _paint(f"{_age(session.timestamp, now):<10}", "2", colour)
-        ident = _paint(f"{_cut(_scrub(session.meta_id), 38):<38}", "2", colour)
-        label = _cut(_scrub(session.title or session.cwd or ""), 60)
+        ident = _paint(f"{_cut(scrub(session.meta_id), 38):<38}", "2", colour)
+        label = _cut(scrub(session.title or session.cwd or ""), 60)
         click.echo(f"{harness}  {when}  {ident}  {label}")
 
 
@@ -243,15 +239,15 @@ def continue_command(
         ref, with_harness=with_, from_harness=from_, cwd=cwd, out=out, force=force
     )
     for note in result.notes:
-        click.echo(f"txcript: note: {_scrub(note)}", err=True)
-    command_text = _scrub(" ".join(result.resume_command))
+        click.echo(f"txcript: note: {scrub(note)}", err=True)
+    command_text = scrub(" ".join(result.resume_command))
     if as_json:
         click.echo(json.dumps(result.as_json(), ensure_ascii=False))
     elif result.written:
         colour = _colour_enabled(sys.stdout)
         source = _paint(result.source_harness, _COLOURS.get(result.source_harness, "0"), colour)
         target = _paint(result.harness, _COLOURS.get(result.harness, "0"), colour)
-        click.echo(f"{source} → {target}  {_paint(_scrub(result.location), '2', colour)}")
+        click.echo(f"{source} → {target}  {_paint(scrub(result.location), '2', colour)}")
     if no_resume or out is not None:
         if not as_json:
             click.echo(f"  resume with: {command_text}")
@@ -271,19 +267,19 @@ def delete_command(ref: str, from_: str, yes: bool, force: bool) -> None:
     """Delete one session from a store (a backup is written first where the store keeps one)."""
     from txcript.operations import delete_session, resolve_for_delete
 
+    session = resolve_for_delete(ref, from_)
     if not yes:
-        session = resolve_for_delete(ref, from_)
-        label = _scrub(session.title or session.cwd or "")
+        label = scrub(session.title or session.cwd or "")
         prompt = (
-            f"delete {session.harness} session {_scrub(session.meta_id)} {label}?".rstrip("?") + "?"
+            f"delete {session.harness} session {scrub(session.meta_id)} {label}?".rstrip("?") + "?"
         )
         if not sys.stdin.isatty():
             raise click.UsageError("refusing to delete without confirmation; pass --yes")
         if not click.confirm(prompt, default=False):
             click.echo("nothing deleted")
             return
-    session = delete_session(ref, from_, force=force)
-    click.echo(f"deleted {session.harness} session {_scrub(session.meta_id)}")
+    delete_session(session, force=force)
+    click.echo(f"deleted {session.harness} session {scrub(session.meta_id)}")
 
 
 @cli.command("restore")
@@ -293,7 +289,7 @@ def delete_command(ref: str, from_: str, yes: bool, force: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="List backups as JSON.")
 def restore_command(backup_id: str | None, yes: bool, force: bool, as_json: bool) -> None:
     """List the backups txcript took before writing, or restore one (BACKUP_ID or a prefix)."""
-    from txcript.operations import list_backups, restore_backup
+    from txcript.operations import find_backup, list_backups, restore_backup
 
     if backup_id is None:
         backups = list_backups()
@@ -306,6 +302,7 @@ def restore_command(backup_id: str | None, yes: bool, force: bool, as_json: bool
                 session = f" {b.session}" if b.session else ""
                 click.echo(f"{b.id}  {b.size >> 20} MiB  {b.operation}{session}  {b.database}")
         return
+    find_backup(backup_id)  # an unknown id is an error before any question is asked
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError("refusing to restore without confirmation; pass --yes")
@@ -361,8 +358,9 @@ def demo_command(ctx: click.Context, keep: bool) -> None:
 
 
 def _fail(message: str, code: int) -> NoReturn:
+    """Print the one-line error (input echoed in it cannot add lines) and exit with ``code``."""
     sys.stdout.flush()
-    click.echo(f"txcript: error: {message}", err=True)
+    click.echo(f"txcript: error: {scrub(message)}", err=True)
     sys.exit(code)
 
 
@@ -399,13 +397,7 @@ def main(argv: list[str] | None = None) -> None:
     except TxcriptError as exc:
         if debug:
             raise
-        text = str(exc)
-        first, _, rest = text.partition("\n")
-        if rest:
-            click.echo(f"txcript: error: {first}", err=True)
-            click.echo(rest, err=True)
-            sys.exit(exc.exit_code)
-        _fail(text, exc.exit_code)
+        _fail(str(exc), exc.exit_code)
     except BrokenPipeError:
         # A closed stdout (`| head`) ends the command quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)

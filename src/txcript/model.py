@@ -44,8 +44,16 @@ class Meta(_Frozen, frozen=True):
     model: str | None = None
 
     def __post_init__(self) -> None:
-        if self.timestamp.tzinfo is not UTC:
-            force_setattr(self, "timestamp", self.timestamp.astimezone(UTC))
+        force_setattr(self, "timestamp", _utc(self.timestamp))
+
+
+def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is UTC:
+        return moment
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("timestamp is outside years 1-9999 in UTC") from None
 
 
 # -------------------------------------------------------------------------------------- tools
@@ -227,8 +235,7 @@ class Message(_Frozen, frozen=True):
     usage: Usage | None = None
 
     def __post_init__(self) -> None:
-        if self.timestamp.tzinfo is not UTC:
-            force_setattr(self, "timestamp", self.timestamp.astimezone(UTC))
+        force_setattr(self, "timestamp", _utc(self.timestamp))
 
 
 class Transcript(_Frozen, frozen=True, omit_defaults=False):

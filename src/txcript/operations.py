@@ -15,6 +15,7 @@ from txcript.errors import BadInput, Unconvertible
 from txcript.harnesses.base import Discovered
 from txcript.model import to_json
 from txcript.sessions import discover, find_session, open_reference, parse_document
+from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
 
 EXPORT_FORMATS = ("simple", "common", "native")
@@ -84,7 +85,9 @@ def export_session(
             + ", ".join(EXPORT_FORMATS)
         )
     opened = open_reference(reference, from_harness)
-    if export_format == "native" and opened.request is None:
+    same_format = export_format == "native" or opened.harness.id == export_format
+    if same_format and opened.request is None:
+        # No detour through Common: the harness's own text keeps what Common has no slot for.
         return _with_newline(opened.harness.to_text(opened.native))
     transcript, _ = opened.sliced(check_tool_pairs=True)
     if export_format == "common":
@@ -189,11 +192,13 @@ def continue_session(
         and cwd is None
     ):
         launch_dir, launch_notes = _launch_dir(session.cwd)
+        store = target.store()
+        location = store.location(session.reference) if store is not None else opened.label
         return Continued(
             opened.harness.id,
             target.id,
             session.meta_id,
-            opened.label,
+            location,
             target.resume_command(session.meta_id),
             launch_dir,
             written=False,
@@ -208,6 +213,8 @@ def continue_session(
     if not target.can_write:
         raise Unconvertible(target.id, f"writing {target.name} sessions is not supported yet")
     transcript, _ = opened.sliced(check_tool_pairs=True)
+    if not transcript.messages:
+        raise BadInput(f"{opened.label} has no messages to continue")
     meta = transcript.meta
     notes: tuple[str, ...] = ()
     if out is None:
@@ -227,6 +234,13 @@ def continue_session(
     store = target.store(Path(out) if out is not None else None)
     if store is None:
         raise Unconvertible(target.id, "it has no store on this machine (is HOME set?)")
+    # A faithful copy keeps the source id; never let it replace a session already there (with
+    # ``--out`` pointing at the live store, that would be the source itself).
+    if out is not None and not force and any(d.meta_id == meta.id for d in store.discover()):
+        raise BadInput(
+            f"{target.id} under {out} already holds a session `{scrub(meta.id)}`; "
+            "refusing to overwrite it (pass --force to replace it)"
+        )
     saved = store.save(target.from_common(transcript), force=force)
     launch_dir = Path(meta.cwd) if meta.cwd and Path(meta.cwd).is_dir() else None
     return Continued(
@@ -249,22 +263,18 @@ def _launch_dir(cwd: str | None) -> tuple[Path | None, tuple[str, ...]]:
     return None, ()
 
 
-def delete_session(reference: str, from_harness: str, *, force: bool = False) -> Discovered:
-    """Remove one session from its store (the store backs up first where it can)."""
-    harness = harnesses.get(from_harness)
-    sessions = discover([harness.id])
-    session = find_session(reference, sessions, harness.id)
-    store = harness.store()
-    if store is None:
-        raise BadInput(f"{harness.id} has no store on this machine")
-    store.delete(session.reference, force=force)
-    return session
-
-
 def resolve_for_delete(reference: str, from_harness: str) -> Discovered:
-    """The session ``delete`` would remove (for the confirmation prompt)."""
+    """The one session ``delete`` would remove: a title several sessions share is ambiguous."""
     harness = harnesses.get(from_harness)
-    return find_session(reference, discover([harness.id]), harness.id)
+    return find_session(reference, discover([harness.id]), harness.id, unique_title=True)
+
+
+def delete_session(session: Discovered, *, force: bool = False) -> None:
+    """Remove one session from its store; every store backs up what it removes first."""
+    store = harnesses.get(session.harness).store()
+    if store is None:
+        raise BadInput(f"{session.harness} has no store on this machine")
+    store.delete(session.reference, force=force)
 
 
 def list_backups() -> list[Any]:
@@ -273,13 +283,17 @@ def list_backups() -> list[Any]:
     return backups.list_backups()
 
 
+def find_backup(backup_id: str) -> Any:
+    from txcript.shared import backups
+
+    return backups.find(backup_id)
+
+
 def restore_backup(backup_id: str, *, force: bool = False) -> tuple[Any, Any]:
     """Restore a backup over its database; returns (restored backup, backup of replaced state)."""
     from txcript.shared import backups
 
     backup = backups.find(backup_id)
-    harness = harnesses.get(backup.harness)
-    guard = getattr(harness, "refuse_while_running", None)
-    if guard is not None and not force:
-        guard()
+    if not force:
+        harnesses.get(backup.harness).refuse_while_running()
     return backup, backups.restore(backup)

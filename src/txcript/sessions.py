@@ -32,6 +32,7 @@ from txcript.fragment import (
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript
 from txcript.shared.jsonutil import INVALID, loads_strict, try_loads
+from txcript.shared.text import scrub
 
 # ------------------------------------------------------------------------------- discovery
 
@@ -67,6 +68,10 @@ def discover(
             if explicit:
                 raise
             warn(f"skipping {harness.id}: {exc}")
+        except Exception as exc:  # one broken store must not hide every other harness
+            if explicit:
+                raise
+            warn(f"skipping {harness.id}: {type(exc).__name__}: {exc}")
     found.sort(key=lambda d: d.timestamp, reverse=True)
     if cwd is not None:
         found = [d for d in found if d.cwd is not None and is_under(d.cwd, cwd)]
@@ -116,6 +121,8 @@ def _read_bytes(path: str) -> tuple[bytes, str, str | None]:
         raise BadInput(f"reading {path}: {exc.strerror or exc}") from None
     if stat.S_ISDIR(mode):
         raise BadInput(f"reading {path}: is a directory, not a session document")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+        raise BadInput(f"reading {path}: is a device, not a session document")
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -238,16 +245,34 @@ class Opened:
         return slice_transcript(transcript, span), span
 
 
-def _scrub(text: str) -> str:
-    return "".join(" " if ord(ch) < 32 or 127 <= ord(ch) < 160 else ch for ch in text)
+def _ambiguous(source: str, what: str, matches: list[Discovered]) -> BadInput:
+    shown = "; ".join(
+        f"{m.harness} {scrub(m.meta_id)}" + (f" ({scrub(m.title)})" if m.title else "")
+        for m in matches[:10]
+    )
+    more = f"; and {len(matches) - 10} more" if len(matches) > 10 else ""
+    return BadInput(
+        f"`{scrub(source)}` {what} {len(matches)} sessions — be more specific: {shown}{more}"
+    )
 
 
-def find_session(source: str, sessions: Iterable[Discovered], scope: str | None) -> Discovered:
-    """Exact id or title first (newest wins), then a unique id prefix."""
+def find_session(
+    source: str, sessions: Iterable[Discovered], scope: str | None, *, unique_title: bool = False
+) -> Discovered:
+    """Exact id or title first (newest wins), then a unique id prefix.
+
+    With ``unique_title`` (for destructive commands) a title shared by several sessions is
+    ambiguous instead of naming the newest.
+    """
     candidates = list(sessions)
     for session in candidates:
-        if session.meta_id == source or session.title == source:
+        if session.meta_id == source:
             return session
+    titled = [s for s in candidates if s.title == source]
+    if len(titled) > 1 and unique_title:
+        raise _ambiguous(source, "is the title of", titled)
+    if titled:
+        return titled[0]
     if source:
         by_id: dict[tuple[str, str], Discovered] = {}
         for session in candidates:
@@ -256,15 +281,9 @@ def find_session(source: str, sessions: Iterable[Discovered], scope: str | None)
         if len(by_id) == 1:
             return next(iter(by_id.values()))
         if len(by_id) > 1:
-            lines = [f"`{_scrub(source)}` prefixes {len(by_id)} session ids — add characters:"]
-            for session in list(by_id.values())[:10]:
-                title = _scrub(session.title or "")
-                lines.append(f"  {session.harness:<12}  {_scrub(session.meta_id)}  {title}")
-            if len(by_id) > 10:
-                lines.append(f"  …and {len(by_id) - 10} more")
-            raise BadInput("\n".join(lines))
+            raise _ambiguous(source, "prefixes the ids of", list(by_id.values()))
     where = f" {scope}" if scope else ""
-    raise BadInput(f"no local{where} session matches `{_scrub(source)}` (try `txcript list`)")
+    raise BadInput(f"no local{where} session matches `{scrub(source)}` (try `txcript list`)")
 
 
 def load_session(session: Discovered) -> tuple[Harness[Any], Any]:
@@ -297,7 +316,7 @@ def open_reference(reference: str, from_harness: str | None = None) -> Opened:
     except BadInput:
         if "/" in reference or "\\" in reference:
             raise BadInput(
-                f"no local session matches `{_scrub(reference)}`, and no such file exists"
+                f"no local session matches `{scrub(reference)}`, and no such file exists"
             ) from None
         raise
     harness, native = load_session(session)

@@ -117,6 +117,12 @@ class Harness(ABC, Generic[NativeT]):
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["txcript"]
 
+    def refuse_while_running(self) -> None:
+        """Raise when the harness's app is running and must not have its store changed under it.
+
+        Stores that the app rewrites from memory (Cursor desktop) refuse; file stores do not.
+        """
+
     def new_session_id(self) -> str:
         """A fresh id for a copy written into this harness's store (a UUIDv4 by default)."""
         return str(uuid.uuid4())

@@ -12,8 +12,25 @@ from pathlib import Path
 from txcript.errors import StoreError
 
 
+def _default_mode() -> int:
+    """The mode a plain ``open(path, "w")`` would give a new file under the current umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename."""
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+
+    A symlink is written through (its target is replaced, the link stays); an existing file keeps
+    its permission bits, a new one gets the umask's (``mkstemp`` alone would leave 0600).
+    """
+    if path.is_symlink():
+        path = path.resolve()
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = _default_mode()
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
@@ -24,6 +41,7 @@ def write_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(temp, mode)
         os.replace(temp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):

@@ -10,6 +10,7 @@ import uuid
 from datetime import datetime
 
 from txcript.errors import BadInput
+from txcript.shared.text import shown
 from txcript.shared.timeutil import to_epoch_ms
 
 
@@ -40,8 +41,7 @@ def check_session_id(session_id: str) -> str:
     """Return ``session_id`` or raise the error every writing store uses."""
     problem = id_problem(session_id)
     if problem is not None:
-        shown = session_id.encode("unicode_escape").decode("ascii")
-        raise BadInput(f"session id `{shown}` is not usable as a file name ({problem})")
+        raise BadInput(f"session id `{shown(session_id)}` is not usable as a file name ({problem})")
     return session_id
 
 

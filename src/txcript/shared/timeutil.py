@@ -36,9 +36,9 @@ def parse_rfc3339(text: object) -> datetime | None:
         value = datetime(
             int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz
         )
-    except ValueError:
+        return value.astimezone(UTC)
+    except (ValueError, OverflowError):  # not a date, or outside years 1-9999 once in UTC
         return None
-    return value.astimezone(UTC)
 
 
 def _seconds(value: datetime) -> str:

@@ -55,6 +55,7 @@ from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import try_loads
 from txcript.shared.processes import find_processes
+from txcript.shared.text import shown
 
 T = TypeVar("T")
 
@@ -92,10 +93,6 @@ def refuse_while_running() -> None:
 # ----------------------------------------------------------------------------- validation
 
 
-def _shown(text: str) -> str:
-    return text.encode("unicode_escape").decode("ascii")
-
-
 def session_id_of(session: CursorSession) -> str:
     """The composer id a body is saved under: its head's ``composerId``, else its reference.
 
@@ -109,13 +106,13 @@ def session_id_of(session: CursorSession) -> str:
         raise BadInput("the cursor_desktop session has no composer id (its head names none)")
     if session.reference and cid != session.reference:
         raise BadInput(
-            f"the head names session `{_shown(cid)}` but the body was loaded as "
-            f"`{_shown(session.reference)}`; refusing to write it"
+            f"the head names session `{shown(cid)}` but the body was loaded as "
+            f"`{shown(session.reference)}`; refusing to write it"
         )
     check_session_id(cid)
     if "%" in cid:
         raise BadInput(
-            f"session id `{_shown(cid)}` contains `%`, which other tools would read as a wildcard "
+            f"session id `{shown(cid)}` contains `%`, which other tools would read as a wildcard "
             "over every session in this database; refusing to write it"
         )
     return cid
@@ -125,17 +122,17 @@ def check_rows_belong(session: CursorSession, cid: str) -> None:
     """Every row the body carries must be this session's own; refuse before writing anything."""
     for row in session.bubbles:
         if not row.key.startswith(f"bubbleId:{cid}:"):
-            raise BadInput(f"bubble row `{_shown(row.key)}` does not belong to session `{cid}`")
+            raise BadInput(f"bubble row `{shown(row.key)}` does not belong to session `{cid}`")
     for row in session.aux:
         kind, _, rest = row.key.partition(":")
         owner = rest.split(":", 1)[0]
         if not kind or owner != cid or kind in _EXCLUDED_AUX_KINDS:
-            raise BadInput(f"row `{_shown(row.key)}` does not belong to session `{cid}`")
+            raise BadInput(f"row `{shown(row.key)}` does not belong to session `{cid}`")
     if session.composer_data is not None:
         composer = try_loads(session.composer_data)
         named = composer.get("composerId") if isinstance(composer, dict) else None
         if isinstance(named, str) and named != cid:
-            raise BadInput(f"composerData names session `{_shown(named)}`, not `{cid}`")
+            raise BadInput(f"composerData names session `{shown(named)}`, not `{cid}`")
 
 
 # ---------------------------------------------------------------------------- transaction
@@ -645,13 +642,13 @@ def delete(path: Path, cid: str, *, force: bool = False, busy_timeout: float = 5
     """Remove one session: its header, composerData, bubbles, aux rows and sidebar membership."""
     check_session_id(cid)
     if not path.is_file():
-        raise BadInput(f"no cursor_desktop session `{_shown(cid)}` (no database at {path})")
+        raise BadInput(f"no cursor_desktop session `{shown(cid)}` (no database at {path})")
     if not force:
         refuse_while_running()
 
     def must_exist(conn: sqlite3.Connection, schema: database.Schema) -> bool:
         if not _exists(conn, schema, cid):
-            raise BadInput(f"no cursor_desktop session `{_shown(cid)}`")
+            raise BadInput(f"no cursor_desktop session `{shown(cid)}`")
         return True
 
     def work(conn: sqlite3.Connection, schema: database.Schema) -> None:

@@ -69,6 +69,7 @@ from txcript.harnesses.cursor_desktop.database import (
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
+from txcript.shared.text import shown
 
 HARNESS = "cursor_desktop"
 ENV_OVERRIDE = "CURSOR_DESKTOP_USER_DIR"
@@ -517,7 +518,7 @@ class CursorDesktopStore:
 
 
 def _no_session(cid: str) -> str:
-    return f"no cursor_desktop session `{cid.encode('unicode_escape').decode('ascii')}`"
+    return f"no cursor_desktop session `{shown(cid)}`"
 
 
 # ------------------------------------------------------------------------------------ workers
