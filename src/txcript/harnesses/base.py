@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from txcript.model import Transcript
+from txcript.model import Meta, Transcript
 
 NativeT = TypeVar("NativeT")
 
@@ -41,6 +41,30 @@ class Discovered:
     git_branch: str | None = None
     updated_at: datetime | None = None
     message_count: int | None = None
+
+    @classmethod
+    def from_meta(
+        cls,
+        harness: str,
+        reference: str,
+        meta: Meta,
+        *,
+        updated_at: datetime | None = None,
+        message_count: int | None = None,
+    ) -> Discovered:
+        """The listing entry for a session whose Meta the store derived cheaply."""
+        return cls(
+            harness=harness,
+            reference=reference,
+            meta_id=meta.id,
+            timestamp=meta.timestamp,
+            title=meta.title,
+            cwd=meta.cwd,
+            model=meta.model,
+            git_branch=meta.git_branch,
+            updated_at=updated_at,
+            message_count=message_count,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -552,16 +552,7 @@ def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None
             head = _resolve_head(cid, row, item_heads.get(cid), fields or {})
             header, created_at, sort_key = head.header, head.created_at, head.sort_key
         meta = codec.derive_meta(cid, created_at, try_loads(header), _meta_fields(fields))
-        discovered = Discovered(
-            harness=HARNESS,
-            reference=cid,
-            meta_id=meta.id,
-            timestamp=meta.timestamp,
-            title=meta.title,
-            cwd=meta.cwd,
-            model=meta.model,
-            git_branch=meta.git_branch,
-        )
+        discovered = Discovered.from_meta(HARNESS, cid, meta)
         found.append((sort_key, discovered))
     return found
 
