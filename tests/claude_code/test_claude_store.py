@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +30,7 @@ from claude_fixtures import (
 from hypothesis import HealthCheck, given, settings
 from test_claude_writer import claude_transcripts
 
+from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.errors import BadInput, StoreError
@@ -34,6 +38,7 @@ from txcript.harnesses.claude_code import reader, writer
 from txcript.harnesses.claude_code import store as store_module
 from txcript.harnesses.claude_code.native import ClaudeSession, SideFile
 from txcript.harnesses.claude_code.store import ClaudeCodeStore, default_root, encode_project
+from txcript.shared import backups
 
 pytestmark = pytest.mark.filterwarnings("ignore::txcript.diagnostics.TranscriptWarning")
 
@@ -443,3 +448,196 @@ def test_written_session_is_found_and_reads_back(tmp_path: Path) -> None:
         (SID, "t", "/repo", "claude-opus-4-8")
     ]
     assert reader.to_common(target.load(saved.reference)) == transcript
+
+
+# ----------------------------------------------------------------- delete keeps a backup
+
+SIDE = {
+    "subagents/agent-ab12.jsonl": b'{"type":"user","isSidechain":true}\n',
+    "subagents/agent-ab12.meta.json": b'{"agentType":"Explore"}',
+    "tool-results/toolu_01.txt": b"\x00binary\xffbytes",
+}
+#: A session file with an unknown record, a line that is not JSON, CRLF and invalid UTF-8.
+RAW_BODY = jsonl(realistic_records()).encode() + (
+    b'{"type":"mystery-record","x":1}\r\n{"type":"user","message":{"content":"caf\xe9"}}'
+)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Backups (every delete takes one) go under the test's own directory."""
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(tmp_path / "txcript-data"))
+    return tmp_path / "txcript-data"
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (relative path → bytes)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in files_under(root)}
+
+
+def tree(root: Path) -> set[str]:
+    """Every file and directory under ``root`` (relative paths), ``root`` itself included."""
+    if not root.exists():
+        return set()
+    return {".", *(p.relative_to(root).as_posix() for p in root.rglob("*"))}
+
+
+def test_cli_delete_backs_the_session_up_and_restore_brings_it_back_byte_identical(
+    run_cli: RunCli, tmp_path: Path, data_dir: Path
+) -> None:
+    """Regression: ``delete`` removed a Claude Code session with no backup, although cli.md says
+    a delete happens "after writing a backup", so a mistaken delete could not be undone. It now
+    copies the ``.jsonl`` and the side directories it removes (``subagents/``,
+    ``tool-results/``) into a ``files`` backup first, and ``txcript restore <id>`` puts every
+    byte back where it was: the session is listed again and its files are identical."""
+    root = tmp_path / "claude"
+    path = put(root, RAW_BODY, side=SIDE)
+    before = snapshot(root)
+    env = {"CLAUDE_CONFIG_DIR": str(root)}
+    deleted = run_cli("delete", SID, "--from", "claude_code", "--yes", env=env)
+    assert deleted.code == 0, deleted.stderr
+    assert snapshot(root) == {}
+    assert not (path.parent / SID).exists()  # the side directories went with the session
+    listed = run_cli("list", "--from", "claude_code", "--json", env=env)
+    assert json.loads(listed.stdout) == []
+    shown = json.loads(run_cli("restore", "--json").stdout)
+    assert [(b["operation"], b["session"], b["kind"], b["harness"]) for b in shown] == [
+        ("delete", SID, "files", "claude_code")
+    ]
+    assert Path(shown[0]["path"]).is_relative_to(data_dir)
+    restored = run_cli("restore", shown[0]["id"], "--yes")
+    assert restored.code == 0, restored.stderr
+    assert snapshot(root) == before
+    listed = run_cli("list", "--from", "claude_code", "--json", env=env)
+    assert [row["id"] for row in json.loads(listed.stdout)] == [SID]
+
+
+def test_a_delete_whose_backup_fails_removes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (same finding): with no backup step there was nothing to refuse on. When the
+    backup cannot be written (here the data directory is a regular file), the delete is now
+    refused with one line and the session file and its side files all stay."""
+    root = tmp_path / "claude"
+    path = put(root, RAW_BODY, side=SIDE)
+    before = snapshot(root)
+    blocker = tmp_path / "data-is-a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(blocker))
+    with pytest.raises(StoreError, match=r"backing up .*nothing was written") as caught:
+        store(root).delete(str(path))
+    assert "\n" not in str(caught.value)
+    assert snapshot(root) == before
+
+
+def test_delete_leaves_symlinked_side_directories_and_their_targets_alone(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """A side directory that is a symlink is not part of the session's body (load skips it), so
+    delete neither follows it nor removes it; the real side directory goes."""
+    root = tmp_path / "claude"
+    path = put(root, RAW_BODY, side={"tool-results/x.txt": b"x"})
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "keep.jsonl").write_bytes(b"keep")
+    (path.parent / SID / "subagents").symlink_to(outside, target_is_directory=True)
+    store(root).delete(str(path))
+    assert not path.exists() and not (path.parent / SID / "tool-results").exists()
+    assert (path.parent / SID / "subagents").is_symlink()
+    assert (outside / "keep.jsonl").read_bytes() == b"keep"
+    (backup,) = backups.list_backups()
+    assert backup.files == (str(path), str(path.parent / SID / "tool-results"))
+
+
+# ---------------------------------------------------------------- all-or-nothing saves
+
+
+def with_sides(session_id: str, sides: dict[str, bytes]) -> ClaudeSession:
+    native = one_message(session_id, cwd=CWD)
+    return ClaudeSession(
+        session_id, native.lines, True, tuple(SideFile(k, v) for k, v in sides.items())
+    )
+
+
+def test_a_save_whose_session_file_cannot_be_written_leaves_nothing_behind(
+    tmp_path: Path,
+) -> None:
+    """Regression: save wrote the side files first and never removed them when the session
+    file itself then failed, so a failed ``continue`` (exit 1) still left ``<id>/subagents/…``
+    and ``<id>/tool-results/…`` in the store. Here a directory sits where the ``.jsonl`` must
+    go: the save fails with one line and every file and directory it made is gone again."""
+    root = tmp_path / "claude"
+    (root / "projects" / encode_project(CWD) / f"{SID}.jsonl").mkdir(parents=True)
+    before = tree(root)
+    with pytest.raises(StoreError) as caught:
+        store(root).save(with_sides(SID, SIDE))
+    assert "\n" not in str(caught.value)
+    assert tree(root) == before
+
+
+def test_a_failed_re_save_puts_the_previous_side_files_back(tmp_path: Path) -> None:
+    """Saving over an existing session overwrites its side files; when the session file then
+    fails (here its name is a symlink to a directory), the side files it overwrote get their
+    previous bytes back and the ones it added are removed."""
+    root = tmp_path / "claude"
+    project = root / "projects" / encode_project(CWD)
+    (project / SID / "subagents").mkdir(parents=True)
+    (project / SID / "subagents" / "agent-ab12.jsonl").write_bytes(b"old\n")
+    (tmp_path / "a-directory").mkdir()
+    (project / f"{SID}.jsonl").symlink_to(tmp_path / "a-directory")
+    before = snapshot(root)
+    with pytest.raises(StoreError):
+        store(root).save(with_sides(SID, SIDE))
+    assert snapshot(root) == before
+    assert tree(root / "projects" / encode_project(CWD) / SID) == {".", "subagents"} | {
+        "subagents/agent-ab12.jsonl"
+    }
+
+
+SAVE_WITH_A_FILE_SIZE_LIMIT = r"""
+import resource, signal, sys
+from pathlib import Path
+from txcript.errors import StoreError
+from txcript.harnesses.claude_code.native import ClaudeSession, SideFile
+from txcript.harnesses.claude_code.store import ClaudeCodeStore
+from txcript.harnesses.claude_code.text import from_text
+
+root, body, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+parsed = from_text(Path(body).read_text())
+native = ClaudeSession(
+    "3f1c2a4e-8b7d-4e21-9a6b-0c5d2e7f9a11",
+    parsed.lines,
+    True,
+    (SideFile("subagents/agent-ab12.jsonl", b"small\n"), SideFile("tool-results/t.txt", b"x")),
+)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+try:
+    ClaudeCodeStore(Path(root)).save(native)
+except StoreError as exc:
+    print(exc)
+    sys.exit(1)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_save_that_runs_out_of_file_space_on_the_session_file_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """The same regression with a real write failure: in a subprocess ``RLIMIT_FSIZE`` lets the
+    small side files through but not the session file (writes past it fail with ``EFBIG``).
+    The save fails with one line and leaves no file or directory behind."""
+    root = tmp_path / "claude"
+    root.mkdir()
+    big = [user("u1", None, "09:00:00", "x" * 20_000)]
+    body = tmp_path / "body.jsonl"
+    body.write_text(jsonl(big))
+    done = subprocess.run(
+        [sys.executable, "-c", SAVE_WITH_A_FILE_SIZE_LIMIT, str(root), str(body), "4096"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    assert len(done.stdout.splitlines()) == 1 and f"{SID}" in done.stdout, done.stdout
+    assert tree(root) == {"."}

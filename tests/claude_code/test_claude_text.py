@@ -33,6 +33,49 @@ def test_text_without_records_is_malformed(body: str, needle: str) -> None:
         from_text(body)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"x":1}\n',
+        '{"type":"session_meta","payload":{"id":"a"}}\n',
+        '{"type":"message","role":"user","content":[]}\n{"record_type":"state"}\n',
+    ],
+)
+def test_json_objects_that_are_not_claude_code_records_are_malformed(body: str) -> None:
+    """Regression: any JSON object was accepted as a Claude Code session, so ``continue x.json
+    --from claude_code`` of ``{"x":1}`` (or of a Codex rollout) wrote an empty session, while
+    ``[1]`` was refused. Now at least one line must be a record type Claude Code writes."""
+    with pytest.raises(Malformed, match="no line is a Claude Code record"):
+        from_text(body)
+
+
+def test_unknown_records_beside_known_ones_are_kept_exactly() -> None:
+    body = '{"type":"brand-new","x":1}\n' + jsonl(realistic_records()) + '{"y":2}\n'
+    assert to_text(from_text(body)) == body
+    assert to_text(from_text('{"type":"queue-operation","operation":"dequeue"}\n'))
+
+
+def test_cli_refuses_a_stray_json_object_as_a_claude_code_session(
+    run_cli: RunCli, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The same regression end to end: ``convert`` and ``continue`` exit 2 with one line and
+    write nothing."""
+    converted = run_cli("convert", "--from", "claude_code", "--to", "codex", stdin=b'{"x":1}\n')
+    assert converted.code == 2 and converted.stdout == ""
+    assert converted.stderr.splitlines() == [
+        "txcript: error: malformed claude_code transcript: no line is a Claude Code record "
+        "(expected JSON lines whose `type` is `user`, `assistant`, `summary`, …)"
+    ]
+    document = tmp_path / "x.json"
+    document.write_text('{"x":1}')
+    continued = run_cli(
+        "continue", str(document), "--from", "claude_code", "--with", "codex", "--no-resume"
+    )
+    assert continued.code == 2, continued.stdout
+    assert len(continued.stderr.splitlines()) == 1
+    assert not (isolated_home / ".codex").exists()
+
+
 def test_looks_like_session_recognises_conversation_lines_only() -> None:
     assert looks_like_session(jsonl(realistic_records()))
     assert not looks_like_session('{"messages": []}')

@@ -6,6 +6,7 @@ import json
 import uuid
 import warnings
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from codex_fixtures import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import RunCli
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import Malformed
@@ -272,6 +274,57 @@ def test_text_without_rollout_records_is_malformed(text: str) -> None:
         warnings.simplefilter("ignore", TranscriptWarning)
         with pytest.raises(Malformed, match="malformed codex transcript"):
             H.from_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"x":1}\n',
+        '{"type":"mystery","payload":{}}\n{"id":3}\n',
+        '{"type":"user","message":{"role":"user","content":"hi"},"sessionId":"s"}\n',
+        '{"session":{"id":"a"}}\n',
+    ],
+)
+def test_json_objects_that_are_not_rollout_records_are_malformed(text: str) -> None:
+    """Regression: any JSON object was accepted as a rollout, so ``echo '{"x":1}' | txcript
+    convert --from codex …`` exited 0 with a synthesised 1970 session while ``[]`` was refused.
+    Now at least one line must be a record the codec reads (an envelope of a known kind, a bare
+    header, or a bare Responses item); a Claude Code line is not one."""
+    with pytest.raises(Malformed, match="no line of the input is a Codex rollout record"):
+        H.from_text(text)
+
+
+def test_unknown_records_beside_a_known_one_still_round_trip() -> None:
+    rows = current_text().splitlines()
+    rows.insert(1, '{"timestamp":"2026-08-20T10:00:00Z","type":"brand_new_kind","payload":{}}')
+    rows.insert(2, '{"x":1}')
+    text = "\n".join(rows) + "\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TranscriptWarning)
+        session = H.from_text(text)
+    assert H.to_text(session) == text
+
+
+def test_cli_refuses_a_stray_json_object_as_a_codex_session(
+    run_cli: RunCli, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The same regression end to end: ``convert`` exits 2 with one line and prints nothing;
+    ``continue`` exits 2 and writes no Claude Code session."""
+    converted = run_cli("convert", "--from", "codex", "--to", "claude_code", stdin=b'{"x":1}\n')
+    assert converted.code == 2 and converted.stdout == ""
+    assert converted.stderr.splitlines() == [
+        "txcript: error: malformed codex transcript: no line of the input is a Codex rollout "
+        'record (expected JSON lines such as {"type": "session_meta", "payload": {…}})'
+    ]
+    document = tmp_path / "x.json"
+    document.write_text('{"x":1}')
+    continued = run_cli(
+        "continue", str(document), "--from", "codex", "--with", "claude_code", "--no-resume"
+    )
+    assert continued.code == 2, continued.stdout
+    assert len(continued.stderr.splitlines()) == 1
+    assert "malformed codex transcript" in continued.stderr
+    assert not (isolated_home / ".claude").exists()
 
 
 def test_title_prefers_the_thread_name_event_in_the_text_form() -> None:

@@ -6,6 +6,8 @@ import contextlib
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -23,6 +25,7 @@ from codex_fixtures import (
     legacy_text,
 )
 
+from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
@@ -488,3 +491,224 @@ def test_load_fills_an_empty_id_from_the_file_name(root: Path) -> None:
     assert H.to_common(loaded).meta.id == ID
     (found,) = H.store(root).discover()
     assert found.meta_id == ID
+
+
+# ------------------------------------------------------------------ delete keeps a backup
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Backups (every delete takes one) go under the test's own directory."""
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(tmp_path / "txcript-data"))
+    return tmp_path / "txcript-data"
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` except state databases (relative path → bytes)."""
+    if not root.exists():
+        return {}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".sqlite" not in p.name
+    }
+
+
+def tree(root: Path) -> set[str]:
+    """Every file and directory under ``root`` (relative paths), ``root`` itself included."""
+    if not root.exists():
+        return set()
+    return {".", *(p.relative_to(root).as_posix() for p in root.rglob("*"))}
+
+
+def test_cli_delete_backs_the_rollout_up_and_restore_brings_it_back_byte_identical(
+    run_cli: RunCli, root: Path, data_dir: Path
+) -> None:
+    """Regression: ``delete`` removed a Codex rollout with no backup, although cli.md says a
+    delete happens "after writing a backup". It now copies the rollout into a ``files`` backup
+    before removing anything; ``txcript restore <id>`` puts it back byte for byte, and the
+    session is listed again under its name (delete leaves the append-only
+    ``session_index.jsonl`` alone). The state database row is not part of the backup: Codex
+    re-registers a thread from its rollout, so after the restore the row is still absent."""
+    relative, text, session_id = FIXTURES["current"]
+    source = put(root, relative, text())
+    put(root, "session_index.jsonl", json.dumps({"id": session_id, "thread_name": "Kept"}) + "\n")
+    db = make_db(root)
+    with quiet():
+        H.store(root).save(H.store(root).load(str(source)))
+    assert [r["id"] for r in rows(db)] == [session_id]
+    before = snapshot(root)
+    env = {"CODEX_HOME": str(root)}
+    deleted = run_cli("delete", session_id, "--from", "codex", "--yes", env=env)
+    assert deleted.code == 0, deleted.stderr
+    assert not source.exists() and rows(db) == []
+    assert snapshot(root) == {"session_index.jsonl": before["session_index.jsonl"]}
+    shown = json.loads(run_cli("restore", "--json").stdout)
+    assert [(b["operation"], b["session"], b["kind"], b["files"]) for b in shown] == [
+        ("delete", session_id, "files", [str(source)])
+    ]
+    assert Path(shown[0]["path"]).is_relative_to(data_dir)
+    restored = run_cli("restore", shown[0]["id"], "--yes")
+    assert restored.code == 0, restored.stderr
+    assert snapshot(root) == before
+    listed = json.loads(run_cli("list", "--from", "codex", "--json", env=env).stdout)
+    assert [(row["id"], row["title"]) for row in listed] == [(session_id, "Kept")]
+    assert rows(db) == []
+
+
+def test_a_codex_delete_whose_backup_fails_removes_nothing(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (same finding): when the backup cannot be written (the data directory is a
+    regular file), the delete is refused with one line; the rollout and its database row stay."""
+    db = make_db(root)
+    saved = H.store(root).save(H.from_common(sample()))
+    before = snapshot(root)
+    blocker = tmp_path / "data-is-a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(blocker))
+    with pytest.raises(StoreError, match=r"backing up .*nothing was written") as caught:
+        H.store(root).delete(saved.reference)
+    assert "\n" not in str(caught.value)
+    assert snapshot(root) == before and [r["id"] for r in rows(db)] == [ID]
+
+
+def test_a_delete_whose_database_transaction_fails_puts_the_rollout_back(
+    root: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rollout is renamed aside inside the database transaction; when the transaction then
+    fails (a COMMIT error, simulated after the rename), the rollout is renamed back, the row is
+    rolled back, and the backup that guarded nothing is discarded."""
+    db = make_db(root)
+    saved = H.store(root).save(H.from_common(sample()))
+    before = snapshot(root)
+    real_unregister = store.statedb.unregister
+
+    def failing(db: Path, thread_id: str, remove: Any) -> None:
+        def remove_then_fail() -> None:
+            remove()
+            raise StoreError("simulated COMMIT failure")
+
+        real_unregister(db, thread_id, remove_then_fail)
+
+    monkeypatch.setattr(store.statedb, "unregister", failing)
+    with pytest.raises(StoreError, match="simulated"):
+        H.store(root).delete(saved.reference)
+    assert snapshot(root) == before and [r["id"] for r in rows(db)] == [ID]
+    assert not data_dir.exists() or list((data_dir / "backups").iterdir()) == []
+
+
+# ---------------------------------------------------------------- all-or-nothing saves
+
+
+def test_a_save_whose_index_append_fails_leaves_no_rollout(root: Path) -> None:
+    """Regression: save wrote the rollout and registered the thread, and only then appended the
+    name to ``session_index.jsonl``; when that append failed (here the index path is a
+    directory) the command exited 1 but the rollout stayed in ``sessions/`` and the thread in
+    the database. The append now comes first, and a failure leaves the store as it was."""
+    db = make_db(root)
+    (root / "session_index.jsonl").mkdir()
+    before = tree(root)
+    with pytest.raises(StoreError, match=r"session_index\.jsonl") as caught:
+        H.store(root).save(H.from_common(sample(title="Named")))
+    assert "\n" not in str(caught.value)
+    assert tree(root) == before
+    assert rows(db) == []
+
+
+def test_a_save_whose_rollout_cannot_be_written_cuts_its_index_line_off_again(
+    root: Path,
+) -> None:
+    """The index line is appended before the rollout is written; when the rollout then fails
+    (a directory sits where it must go) the line is cut off and the index is byte-identical."""
+    index = put(root, "session_index.jsonl", '{"id":"other","thread_name":"Other"}')  # no \n
+    _, path = H.store(root).target(H.from_common(sample()))
+    path.mkdir(parents=True)
+    before = snapshot(root)
+    with pytest.raises(StoreError):
+        H.store(root).save(H.from_common(sample(title="Named")))
+    assert snapshot(root) == before
+    assert index.read_bytes() == b'{"id":"other","thread_name":"Other"}'
+
+
+def test_a_save_whose_registration_fails_undoes_the_rollout_index_line_and_directories(
+    root: Path,
+) -> None:
+    """Registration is the last step; when it fails, the rollout, the index line and the
+    directories the save created are all undone."""
+    db = make_db(root)
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "CREATE TRIGGER no_inserts BEFORE INSERT ON threads "
+            "BEGIN SELECT RAISE(ABORT, 'nope'); END"
+        )
+    connection.close()
+    put(root, "session_index.jsonl", '{"id":"other","thread_name":"Other"}\n')
+    before = tree(root), snapshot(root)
+    with pytest.raises(StoreError, match="nope"):
+        H.store(root).save(H.from_common(sample(title="Named")))
+    assert (tree(root), snapshot(root)) == before
+
+
+def test_a_failed_re_save_keeps_the_previous_rollout(root: Path) -> None:
+    db = make_db(root)
+    saved = H.store(root).save(H.from_common(sample(title="First")))
+    before = snapshot(root)
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "CREATE TRIGGER no_updates BEFORE UPDATE ON threads "
+            "BEGIN SELECT RAISE(ABORT, 'nope'); END"
+        )
+    connection.close()
+    changed = sample(title="Second")
+    changed = m.Transcript(meta=changed.meta, messages=changed.messages[:1])
+    with pytest.raises(StoreError, match="nope"):
+        H.store(root).save(H.from_common(changed))
+    assert snapshot(root) == before
+    assert Path(saved.reference).exists()
+
+
+SAVE_WITH_A_FILE_SIZE_LIMIT = r"""
+import resource, signal, sys
+from pathlib import Path
+from txcript.errors import StoreError
+from txcript.harnesses.codex import Codex
+
+root, body, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+harness = Codex()
+native = harness.from_text(Path(body).read_text())
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+try:
+    harness.store(Path(root)).save(native)
+except StoreError as exc:
+    print(exc)
+    sys.exit(1)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_save_that_runs_out_of_file_space_on_the_rollout_leaves_nothing(
+    root: Path, tmp_path: Path
+) -> None:
+    """A real write failure: in a subprocess ``RLIMIT_FSIZE`` lets the small index line through
+    but not the big rollout (``EFBIG``). The save fails with one line; the index is as it was and
+    no rollout or directory is left."""
+    index = put(root, "session_index.jsonl", '{"id":"other","thread_name":"Other"}\n')
+    big = sample(title="Big")
+    big = m.Transcript(
+        meta=big.meta,
+        messages=(m.Message(role="user", content=(m.Text(text="x" * 20_000),), timestamp=T0),),
+    )
+    body = tmp_path / "body.jsonl"
+    body.write_text(H.to_text(H.from_common(big)))
+    before = tree(root), index.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-c", SAVE_WITH_A_FILE_SIZE_LIMIT, str(root), str(body), "4096"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    assert len(done.stdout.splitlines()) == 1 and "rollout-" in done.stdout, done.stdout
+    assert (tree(root), index.read_bytes()) == before

@@ -16,7 +16,7 @@ import pytest
 from test_save_hazards import make_body
 from test_save_roundtrip import backup_count, db_path, dump, split
 
-from conftest import RunCli
+from conftest import CliResult, RunCli
 from txcript.errors import BadInput
 from txcript.harnesses.cursor_desktop import sidebar
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
@@ -40,10 +40,13 @@ def env_for(root: Path) -> dict[str, str]:
     return {"CURSOR_DESKTOP_USER_DIR": str(root)}
 
 
-def one_line_error(stderr: str, needle: str) -> None:
-    lines = stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("txcript: error: "), stderr
-    assert needle in lines[0], stderr
+def one_line_error(result: CliResult, code: int, needle: str) -> None:
+    """The command exited ``code`` with one ``txcript: error:`` line containing ``needle``."""
+    assert result.code == code, result
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("txcript: error: "), result.stderr
+    assert needle in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
 
 
 # ------------------------------------------------------------------------------ library
@@ -172,8 +175,7 @@ def test_cli_delete_then_restore_brings_the_session_back_byte_identical(
     listed = json.loads(run_cli("list", "--json", env=env).stdout)
     assert cid not in {row["id"] for row in listed} and len(listed) == 4
     again = run_cli("delete", cid, "--from", "cursor_desktop", "--yes", "--force", env=env)
-    assert again.code == 2
-    one_line_error(again.stderr, f"no local cursor_desktop session matches `{cid}`")
+    one_line_error(again, 2, f"no local cursor_desktop session matches `{cid}`")
     shown = json.loads(run_cli("restore", "--json").stdout)
     assert [(b["operation"], b["session"]) for b in shown] == [("delete", cid), ("save", cid)]
     assert shown[0]["database"] == str(db_path(root).resolve())
@@ -194,8 +196,7 @@ def test_cli_delete_of_an_unknown_or_wildcard_id_is_exit_2_and_writes_nothing(
     before = dump(db_path(root))
     for ref in ("%", "_", "nope", "%3f0c"):
         result = run_cli("delete", ref, "--from", "cursor_desktop", "--yes", env=env_for(root))
-        assert result.code == 2
-        one_line_error(result.stderr, "no local cursor_desktop session matches")
+        one_line_error(result, 2, "no local cursor_desktop session matches")
     assert dump(db_path(root)) == before
     assert backup_count() == 0
     unconfirmed = run_cli("delete", fx.CID_A, "--from", "cursor_desktop", env=env_for(root))
@@ -269,8 +270,7 @@ def test_a_running_cursor_blocks_writes_unless_forced(
         ),
     ]
     for result in refused:
-        assert result.code == 1
-        one_line_error(result.stderr, f"Cursor is running (pid {fake_cursor.pid})")
+        one_line_error(result, 1, f"Cursor is running (pid {fake_cursor.pid})")
         assert "--force" in result.stderr
     assert dump(db_path(root)) == before
     assert backup_count() == 0

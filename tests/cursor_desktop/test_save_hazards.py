@@ -27,7 +27,6 @@ from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.harnesses.cursor_desktop.write import from_common
 from txcript.model import Message, Meta, Text, Transcript
-from txcript.shared.fileuri import vscode_uri
 
 T = datetime(2026, 8, 21, 9, 30, tzinfo=UTC)
 
@@ -507,18 +506,38 @@ def test_10_a_synthesized_head_is_valid_json_for_any_id(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("folder", "cwd", "name"),
+    ("folder", "cwd", "name", "external", "uri_path"),
     [
-        ("file:///Users/me/My%20Proj", "/Users/me/My Proj", "My Proj"),
-        ("file:///c%3A/Users/me/repo", "C:\\Users\\me\\repo", "repo"),
-        ("file:///home/me/caf%C3%A9/", "/home/me/café", "café"),
+        (
+            "file:///Users/me/My%20Proj",
+            "/Users/me/My Proj",
+            "My Proj",
+            "file:///Users/me/My%20Proj",
+            "/Users/me/My Proj",
+        ),
+        (
+            "file:///c%3A/Users/me/repo",
+            "C:\\Users\\me\\repo",
+            "repo",
+            "file:///c%3A/Users/me/repo",
+            "/C:/Users/me/repo",
+        ),
+        (
+            "file:///home/me/caf%C3%A9/",
+            "/home/me/café",
+            "café",
+            "file:///home/me/caf%C3%A9",
+            "/home/me/café",
+        ),
     ],
 )
 def test_11_percent_encoded_and_windows_workspace_uris_resolve(
-    tmp_path: Path, folder: str, cwd: str, name: str
+    tmp_path: Path, folder: str, cwd: str, name: str, external: str, uri_path: str
 ) -> None:
     """The reference compared ``workspace.json`` folders to the cwd without decoding, so a space,
     a non-ASCII letter or a Windows drive never matched, and wrote ``"file://" + cwd`` unencoded.
+    The header's URI is checked against the literal strings VS Code writes (``external``
+    percent-encoded, the drive letter lower-cased and its colon escaped; ``path`` decoded).
     """
     root = tmp_path / "User"
     manifest = root / "workspaceStorage" / ("e" * 32) / "workspace.json"
@@ -529,8 +548,13 @@ def test_11_percent_encoded_and_windows_workspace_uris_resolve(
     native = store.load("uri-session")
     assert native.workspace_id == "e" * 32
     head = json.loads(native.header)
-    assert head["workspaceIdentifier"]["uri"] == vscode_uri(cwd)
-    assert "%" in head["workspaceIdentifier"]["uri"]["external"] or cwd.isascii()
+    assert head["workspaceIdentifier"]["uri"] == {
+        "$mid": 1,
+        "external": external,
+        "fsPath": cwd,
+        "path": uri_path,
+        "scheme": "file",
+    }
     conn = sqlite3.connect(store.database)
     projects = json.loads(
         conn.execute(

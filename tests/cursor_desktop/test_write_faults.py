@@ -40,6 +40,7 @@ from pathlib import Path
 
 import dbfixtures as fx
 import pytest
+from test_delete_restore import one_line_error
 from test_save_hazards import make_body
 from test_save_roundtrip import Dump, backup_count, db_path, dump
 
@@ -59,14 +60,6 @@ LINUX = sys.platform.startswith("linux")
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TXCRIPT_DATA_DIR", str(tmp_path / "txcript-data"))
     return tmp_path / "txcript-data"
-
-
-def one_line_error(result: CliResult, code: int, needle: str) -> None:
-    assert result.code == code, result
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("txcript: error: "), result.stderr
-    assert needle in lines[0], result.stderr
-    assert "Traceback" not in result.stderr
 
 
 def simple_document(path: Path, *, messages: int = 2, size: int = 10) -> Path:
@@ -359,9 +352,14 @@ def test_a_save_killed_at_any_point_leaves_the_old_or_the_new_session(
         assert process.returncode == -signal.SIGKILL, (mode, arg)
         outcomes[(mode, arg)] = bench.check(root)
     assert set(outcomes.values()) == {"old"}  # killed before COMMIT: nothing of it is visible
-    # A backup taken before the kill is complete and is the old state (a useful leftover).
-    for backup in backups.list_backups():
-        assert dump(backup.path) in (bench.old, bench.new) or backup.session != "big-session"
+    # Each save takes its backup under the write lock before changing anything, so every backup
+    # is complete and is the OLD state: the finished "count" run's (kept, the save succeeded),
+    # and the killed runs' (a useful leftover: the kill left no chance to discard it).
+    taken = backups.list_backups()
+    assert len(taken) == 1 + len(points)
+    for backup in taken:
+        assert (backup.operation, backup.session) == ("save", "big-session")
+        assert dump(backup.path) == bench.old
 
 
 @pytest.mark.parametrize("journal", ["wal", "delete"])

@@ -8,16 +8,25 @@ Discovery is a cheap scan: it parses lines only until the start time, the first 
 first model are known, then looks at title records alone (lines are matched as bytes before any
 parse), and it never follows directory symlinks. Its Meta is the Meta a full load gives, by
 construction: both feed the same :class:`~txcript.harnesses.claude_code.meta.MetaScan`.
+
+A save is all or nothing: side files first, the session file (what makes the session visible)
+last, and every file and directory it wrote undone when a later step fails. A delete backs the
+session file and its side directories up (:func:`txcript.shared.backups.create_files`) before
+removing anything; ``txcript restore <backup id>`` puts them back byte for byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Iterable
+import shutil
+import uuid
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
+from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.harnesses.claude_code.meta import MetaScan
@@ -30,6 +39,7 @@ from txcript.harnesses.claude_code.native import (
     render_text,
 )
 from txcript.model import Meta
+from txcript.shared import backups
 from txcript.shared.files import file_fingerprints, modified_at, write_atomic
 from txcript.shared.ids import check_session_id, id_problem
 
@@ -98,6 +108,48 @@ def scan_bytes(data: bytes, session_id: str) -> MetaScan:
             scan.feed(value)
         position = end + 1
     return scan
+
+
+class _Undo:
+    """The steps a save has taken so far, undone newest first when a later step fails."""
+
+    def __init__(self) -> None:
+        self._steps: list[Callable[[], None]] = []
+
+    def add(self, step: Callable[[], None]) -> None:
+        self._steps.append(step)
+
+    def run(self) -> None:
+        for step in reversed(self._steps):
+            with contextlib.suppress(OSError, StoreError):
+                step()
+        self._steps.clear()
+
+    def make_dirs(self, directory: Path) -> None:
+        """``mkdir -p``, remembering every directory it creates (an undo removes them)."""
+        missing: list[Path] = []
+        current = directory
+        while not os.path.lexists(current) and current.parent != current:
+            missing.append(current)
+            current = current.parent
+        self._steps.extend(created.rmdir for created in reversed(missing))
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"creating {directory}: {exc.strerror or exc}") from None
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Write ``path`` atomically; an undo puts back what it held (or removes it)."""
+        if not os.path.lexists(path):
+            write_atomic(path, data)
+            self._steps.append(path.unlink)
+            return
+        try:
+            previous = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"reading {path}: {exc.strerror or exc}") from None
+        write_atomic(path, data)
+        self._steps.append(lambda: write_atomic(path, previous))
 
 
 def _side_path_problem(path: str) -> str | None:
@@ -242,7 +294,11 @@ class ClaudeCodeStore:
 
     def save(self, native: ClaudeSession, *, force: bool = False) -> Saved:
         """Write the session and its side files (``force`` is accepted and has no effect: Claude
-        Code's files can be written while it runs)."""
+        Code's files can be written while it runs).
+
+        All or nothing: the side files go first and the session file, which makes the session
+        visible, last; when any step fails the files and directories written so far are put back
+        as they were (removed, or their previous bytes restored)."""
         session_id = check_session_id(native.session_id)
         for side in native.side_files:
             problem = _side_path_problem(side.path)
@@ -259,22 +315,31 @@ class ClaudeCodeStore:
             data = render_text(native).encode("utf-8", errors="surrogateescape")
         except UnicodeEncodeError as exc:
             raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
+        undo = _Undo()
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            undo.make_dirs(directory)
             for side in native.side_files:
                 target = directory / session_id / side.path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(target, side.data)
+                undo.make_dirs(target.parent)
+                undo.write(target, side.data)
+            write_atomic(path, data)
         except OSError as exc:
+            undo.run()
             raise StoreError(f"writing {directory}: {exc.strerror or exc}") from None
-        write_atomic(path, data)
+        except BaseException:
+            undo.run()
+            raise
         return Saved(id=session_id, reference=str(path), location=str(path))
 
     # -- delete -----------------------------------------------------------------------------
     def delete(self, reference: str, *, force: bool = False) -> None:
-        """Remove one session file; only ``.jsonl`` files inside ``projects/``, links resolved.
+        """Remove one session: its ``.jsonl`` file and its side directories, after a backup.
 
-        The ``<session id>/`` side directory is left in place. ``force`` has no effect.
+        Only ``.jsonl`` files inside ``projects/`` (links resolved) are deleted. The side
+        directories (``<session id>/subagents``, ``<session id>/tool-results``) go too, unless
+        they (or ``<session id>/``) are symlinks, which are left alone. Everything removed is
+        first copied into a ``files`` backup, so ``txcript restore`` brings the session back
+        byte for byte; if the backup fails nothing is removed. ``force`` has no effect.
         """
         path = Path(reference).absolute()
         try:
@@ -291,12 +356,59 @@ class ClaudeCodeStore:
             )
         if not target.is_file() or target.suffix != ".jsonl":
             raise StoreError(f"refusing to delete {reference}: it is not a session file")
+        side_root = path.parent / path.stem
+        sides = self._side_dirs(side_root)
+        backup = backups.create_files(
+            [path, *sides], harness=HARNESS, operation="delete", session=path.stem
+        )
+        # Side directories are moved aside first (a rename, undone if anything later fails),
+        # then the session file goes, and only then is what was moved aside removed for good.
+        trash = side_root / f".txcript-deleting-{uuid.uuid4().hex}"
+        moved: list[Path] = []
         try:
+            if sides:
+                trash.mkdir()
+                for side in sides:
+                    os.rename(side, trash / side.name)
+                    moved.append(side)
             path.unlink()
-        except FileNotFoundError:
-            raise BadInput(f"no Claude Code session at {reference}") from None
         except OSError as exc:
-            raise StoreError(f"deleting {reference}: {exc.strerror or exc}") from None
+            restored = True
+            for side in reversed(moved):
+                try:
+                    os.rename(trash / side.name, side)
+                except OSError:
+                    restored = False
+            with contextlib.suppress(OSError):
+                trash.rmdir()
+            if restored:  # nothing was deleted: the backup guards nothing
+                backups.discard(backup)
+            if isinstance(exc, FileNotFoundError) and not os.path.lexists(path):
+                raise BadInput(f"no Claude Code session at {reference}") from None
+            outcome = "nothing was deleted" if restored else f"backup {backup.id} holds a copy"
+            raise StoreError(
+                f"deleting {exc.filename or reference}: {exc.strerror or exc}; {outcome}"
+            ) from None
+        if sides:
+            shutil.rmtree(trash, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                side_root.rmdir()
+            if trash.exists():
+                warn(
+                    f"deleted session {path.stem}, but could not remove all of {trash}; "
+                    f"backup {backup.id} holds a copy"
+                )
+
+    @staticmethod
+    def _side_dirs(side_root: Path) -> list[Path]:
+        """The session's side directories that a delete removes: real directories only."""
+        if side_root.is_symlink() or not side_root.is_dir():
+            return []
+        return [
+            side_root / name
+            for name in SIDE_DIRS
+            if (side_root / name).is_dir() and not (side_root / name).is_symlink()
+        ]
 
     # -- change cursors ---------------------------------------------------------------------
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:

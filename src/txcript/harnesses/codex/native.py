@@ -34,6 +34,19 @@ HARNESS = "codex"
 ENVELOPE_KINDS = frozenset(
     ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 )
+#: Responses API item types a bare (mid-2025) rollout line may hold that the codec reads.
+RESPONSE_ITEM_TYPES = frozenset(
+    (
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+    )
+)
 _UUID_TAIL = re.compile(
     r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\Z"
 )
@@ -99,11 +112,30 @@ def is_rollout_head(value: Any) -> bool:
     return "type" not in value and isinstance(value.get("id"), str) and "timestamp" in value
 
 
+def is_known_record(value: Any) -> bool:
+    """Is this parsed line a rollout record the codec reads?
+
+    An envelope of a known kind (:data:`ENVELOPE_KINDS`) with an object payload, a bare session
+    header (``id`` and ``timestamp``, no ``type``) or a bare Responses API item
+    (:data:`RESPONSE_ITEM_TYPES`).
+    """
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if "payload" in value:
+        return kind in ENVELOPE_KINDS and isinstance(value["payload"], dict)
+    if kind is None:
+        return isinstance(value.get("id"), str) and "timestamp" in value
+    return kind in RESPONSE_ITEM_TYPES
+
+
 def parse(text: str, label: str | None = None) -> CodexSession:
     """Parse a rollout (any generation) into its native body.
 
     A line that is not JSON is kept (so it is written back) but skipped with a warning naming
-    ``label`` and its 1-based line number; blank lines are kept silently.
+    ``label`` and its 1-based line number; blank lines are kept silently. Lines of unknown record
+    types are kept too, but at least one line must be a record the codec reads
+    (:func:`is_known_record`): any other text is :class:`~txcript.errors.Malformed`.
     """
     if not text.strip():
         raise Malformed(HARNESS, f"{label or 'the input'} is empty")
@@ -114,7 +146,7 @@ def parse(text: str, label: str | None = None) -> CodexSession:
     trailing = text.endswith("\n")
     raw_lines = (text[:-1] if trailing else text).split("\n")
     lines: list[Line] = []
-    found = False
+    objects = found = False
     for number, raw in enumerate(raw_lines, start=1):
         if not raw.strip():
             lines.append(Line(raw, INVALID))
@@ -124,10 +156,18 @@ def parse(text: str, label: str | None = None) -> CodexSession:
             where = f"{label}: line {number}" if label else f"line {number}"
             warn(f"{where} of the Codex rollout is not valid JSON; skipped")
         elif isinstance(value, dict):
-            found = True
+            objects = True
+            found = found or is_known_record(value)
         lines.append(Line(raw, value))
     if not found:
-        raise Malformed(HARNESS, f"{label or 'the input'} holds no Codex rollout records")
+        what = label or "the input"
+        detail = (
+            f"no line of {what} is a Codex rollout record (expected JSON lines such as "
+            '{"type": "session_meta", "payload": {…}})'
+            if objects
+            else f"{what} holds no Codex rollout records"
+        )
+        raise Malformed(HARNESS, detail)
     return CodexSession(lines=tuple(lines), trailing_newline=trailing)
 
 

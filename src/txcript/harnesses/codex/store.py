@@ -17,13 +17,20 @@ gives. ``updated_at`` is the file's mtime.
 ``zstandard`` package. Without one, discovery skips them with one warning and loading one is a
 one-line error.
 
-**Saving** validates the id before anything is written, checks the state database's schema (an
-unknown one refuses the save), writes the rollout atomically, registers the thread in the
-database in one transaction (undoing the file on failure) and appends the thread's name to
-``session_index.jsonl`` when it has one the index does not already give it.
+**Saving** is all or nothing. It validates the id and checks the state database's schema (an
+unknown one refuses the save) before anything is written; then it appends the thread's name to
+``session_index.jsonl`` (when it has one the index does not already give it; a name alone shows
+no session), writes the rollout atomically, and registers the thread in the database in one
+transaction last. When a step fails, the earlier ones are undone: the rollout removed (or its
+previous bytes put back), the index line cut off again, the directories it created removed.
 
 **Deleting** resolves symlinks and refuses anything outside ``sessions/`` and
-``archived_sessions/`` or that is not a rollout; the database row goes in the same transaction.
+``archived_sessions/`` or that is not a rollout. It first copies the rollout into a ``files``
+backup (:func:`txcript.shared.backups.create_files`; if that fails nothing is removed), then
+removes the file and the database row in one transaction. ``session_index.jsonl`` is
+append-only and is left alone, so ``txcript restore <backup id>`` — which puts the rollout back
+byte for byte — brings the session back with its name; the database row is not restored (Codex
+re-registers a thread from its rollout; the next txcript save of it does too).
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import contextlib
 import importlib
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
@@ -41,6 +48,7 @@ from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.model import Text
+from txcript.shared import backups
 from txcript.shared.files import file_fingerprints, modified_at, write_atomic
 from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import INVALID, try_loads
@@ -165,18 +173,81 @@ def read_index(path: Path) -> dict[str, str]:
     return names
 
 
-def _append_index(path: Path, thread_id: str, name: str) -> None:
+def _append_index(path: Path, thread_id: str, name: str) -> Callable[[], None]:
+    """Append a name line to the index; returns the step that cuts it off again."""
     entry = dumps({"id": thread_id, "thread_name": name, "updated_at": stamp(now())}) + "\n"
+    existed = os.path.lexists(path)
     try:
         with open(path, "ab+") as handle:
             handle.seek(0, io.SEEK_END)
-            if handle.tell():
+            before = handle.tell()
+            if before:
                 handle.seek(-1, io.SEEK_END)
                 if handle.read(1) != b"\n":
                     entry = "\n" + entry
-            handle.write(entry.encode("utf-8", "surrogateescape"))
+            data = entry.encode("utf-8", "surrogateescape")
+            try:
+                handle.write(data)
+                handle.flush()
+            except OSError:
+                with contextlib.suppress(OSError):
+                    handle.truncate(before)
+                raise
     except OSError as exc:
         raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+    after = before + len(data)
+
+    def undo() -> None:
+        with open(path, "r+b") as handle:
+            if os.fstat(handle.fileno()).st_size != after:
+                return  # someone appended since: leave their lines (and ours) alone
+            handle.truncate(before)
+        if not existed:
+            path.unlink()
+
+    return undo
+
+
+class _Undo:
+    """The steps a save has taken so far, undone newest first when a later step fails."""
+
+    def __init__(self) -> None:
+        self._steps: list[Callable[[], None]] = []
+
+    def add(self, step: Callable[[], None]) -> None:
+        self._steps.append(step)
+
+    def run(self) -> None:
+        for step in reversed(self._steps):
+            with contextlib.suppress(OSError, StoreError):
+                step()
+        self._steps.clear()
+
+    def make_dirs(self, directory: Path) -> None:
+        """``mkdir -p``, remembering every directory it creates (an undo removes them)."""
+        missing: list[Path] = []
+        current = directory
+        while not os.path.lexists(current) and current.parent != current:
+            missing.append(current)
+            current = current.parent
+        self._steps.extend(created.rmdir for created in reversed(missing))
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"creating {directory}: {exc.strerror or exc}") from None
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Write ``path`` atomically; an undo puts back what it held (or removes it)."""
+        if not os.path.lexists(path):
+            write_atomic(path, data)
+            self._steps.append(path.unlink)
+            return
+        try:
+            previous = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"reading {path}: {exc.strerror or exc}") from None
+        write_atomic(path, data)
+        self._steps.append(lambda: write_atomic(path, previous))
 
 
 # ------------------------------------------------------------------------------------ store
@@ -287,30 +358,29 @@ class CodexStore:
 
     def save(self, native: CodexSession, *, force: bool = False) -> Saved:
         session_id, path = self.target(native)
-        data = render(native).encode("utf-8", "surrogateescape")
+        try:
+            data = render(native).encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError as exc:
+            raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
         db = statedb.find(self.root)
+        thread = None
         if db is not None:
             statedb.check(db)
-        previous: bytes | None = None
-        with contextlib.suppress(OSError):
-            previous = path.read_bytes()
+            thread = self._thread(native, path)
+        name = native.title
+        if name is not None and read_index(self.index).get(session_id) == name:
+            name = None
+        undo = _Undo()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"creating {path.parent}: {exc.strerror or exc}") from None
-        write_atomic(path, data)
-        if db is not None:
-            try:
-                statedb.register(db, self._thread(native, path))
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    if previous is None:
-                        path.unlink()
-                    else:
-                        write_atomic(path, previous)
-                raise
-        if native.title is not None and read_index(self.index).get(session_id) != native.title:
-            _append_index(self.index, session_id, native.title)
+            undo.make_dirs(path.parent)
+            if name is not None:
+                undo.add(_append_index(self.index, session_id, name))
+            undo.write(path, data)
+            if db is not None and thread is not None:
+                statedb.register(db, thread)
+        except BaseException:
+            undo.run()
+            raise
         return Saved(id=session_id, reference=str(path), location=str(path))
 
     def _thread(self, native: CodexSession, path: Path) -> statedb.Thread:
@@ -343,6 +413,11 @@ class CodexStore:
 
     # -- delete / fingerprints --------------------------------------------------------------
     def delete(self, reference: str, *, force: bool = False) -> None:
+        """Remove one rollout and its database row, after backing the rollout up.
+
+        If the backup fails nothing is removed. The file is first renamed aside (and renamed
+        back if the database transaction fails), so a failed delete leaves the session as it was.
+        """
         given = Path(reference)
         real = Path(os.path.realpath(given))
         roots = [Path(os.path.realpath(top)) for top in (self.sessions, self.archived)]
@@ -359,18 +434,34 @@ class CodexStore:
         if scan is None:
             raise BadInput(f"{reference} is not a Codex rollout")
         session_id = scan.meta(None, id_from_file_name(real.name)).id
+        backup = backups.create_files(
+            [real], harness=HARNESS, operation="delete", session=session_id
+        )
+        aside = real.with_name(f".{real.name}.txcript-deleting")
 
         def remove() -> None:
             try:
-                real.unlink()
+                os.rename(real, aside)
             except OSError as exc:
-                raise StoreError(f"deleting {real}: {exc.strerror or exc}") from None
+                raise StoreError(
+                    f"deleting {real}: {exc.strerror or exc}; nothing was deleted"
+                ) from None
 
         db = statedb.find(self.root)
-        if db is None:
-            remove()
-        else:
-            statedb.unregister(db, session_id, remove)
+        try:
+            if db is None:
+                remove()
+            else:
+                statedb.unregister(db, session_id, remove)
+        except BaseException:
+            if not os.path.lexists(real):
+                with contextlib.suppress(OSError):
+                    os.rename(aside, real)
+            if os.path.lexists(real):  # nothing was deleted: the backup guards nothing
+                backups.discard(backup)
+            raise
+        with contextlib.suppress(OSError):
+            aside.unlink()
         if given.is_symlink() and _within(
             Path(os.path.abspath(given)), Path(os.path.abspath(self.root))
         ):
