@@ -266,13 +266,13 @@ def test_discovery_parses_only_the_lines_it_needs(
     records.append({"type": "custom-title", "customTitle": "late title"})
     path = put(tmp_path, records)
     parsed: list[str] = []
-    real = store_module.parse_value
+    real = store_module.try_loads
 
     def counting(line: str) -> object:
         parsed.append(line)
         return real(line)
 
-    monkeypatch.setattr(store_module, "parse_value", counting)
+    monkeypatch.setattr(store_module, "try_loads", counting)
     found = store(tmp_path).discover()
     assert found[0].title == "late title"
     assert len(parsed) <= 3
@@ -361,6 +361,29 @@ def test_side_files_outside_the_session_directory_are_refused(tmp_path: Path, si
     with pytest.raises(BadInput):
         store(tmp_path / "root").save(hostile)
     assert not (tmp_path / "root").exists()
+
+
+def test_side_files_are_not_written_through_a_symlinked_session_directory(
+    tmp_path: Path,
+) -> None:
+    """Review finding: when ``<project>/<id>`` already existed as a symlink, the side-file
+    writes followed it out of the store. A path through a symlink is now refused, and nothing
+    is written on either side of the link."""
+    root = tmp_path / "root"
+    native = one_message("ok")
+    first = store(root).save(native)
+    project = Path(first.reference).parent
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / "ok").symlink_to(outside, target_is_directory=True)
+    with_side = ClaudeSession(
+        native.session_id, native.lines, True, (SideFile("subagents/agent-1.jsonl", b"{}\n"),)
+    )
+    before = Path(first.reference).read_bytes()
+    with pytest.raises(BadInput, match="is a symbolic link"):
+        store(root).save(with_side)
+    assert list(outside.iterdir()) == []
+    assert Path(first.reference).read_bytes() == before
 
 
 # ------------------------------------------------------------------------------------- delete

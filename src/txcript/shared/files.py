@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -65,3 +65,50 @@ def file_fingerprints(paths: Iterable[str]) -> dict[str, str]:
             continue
         out[path] = f"{stat.st_mtime_ns}:{stat.st_size}"
     return out
+
+
+def decode_lossless(data: bytes) -> str:
+    """Bytes as text, invalid UTF-8 kept as surrogate escapes (re-encodes to the same bytes)."""
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+class Undo:
+    """The steps a save has taken so far, undone newest first when a later step fails."""
+
+    def __init__(self) -> None:
+        self._steps: list[Callable[[], None]] = []
+
+    def add(self, step: Callable[[], None]) -> None:
+        self._steps.append(step)
+
+    def run(self) -> None:
+        for step in reversed(self._steps):
+            with contextlib.suppress(OSError, StoreError):
+                step()
+        self._steps.clear()
+
+    def make_dirs(self, directory: Path) -> None:
+        """``mkdir -p``, remembering every directory it creates (an undo removes them)."""
+        missing: list[Path] = []
+        current = directory
+        while not os.path.lexists(current) and current.parent != current:
+            missing.append(current)
+            current = current.parent
+        self._steps.extend(created.rmdir for created in reversed(missing))
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"creating {directory}: {exc.strerror or exc}") from None
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Write ``path`` atomically; an undo puts back what it held (or removes it)."""
+        if not os.path.lexists(path):
+            write_atomic(path, data)
+            self._steps.append(path.unlink)
+            return
+        try:
+            previous = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"reading {path}: {exc.strerror or exc}") from None
+        write_atomic(path, data)
+        self._steps.append(lambda: write_atomic(path, previous))

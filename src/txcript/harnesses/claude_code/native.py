@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from txcript.shared.jsonutil import INVALID, dumps_compact, loads_strict
+from txcript.shared.jsonutil import dumps_compact, try_loads
 
 #: The side directories under ``<project dir>/<session id>/`` that belong to a session's body.
 SIDE_DIRS = ("subagents", "tool-results")
@@ -73,16 +73,6 @@ class ClaudeSession:
         return None
 
 
-def parse_value(text: str) -> Any:
-    """The JSON value of one line, or INVALID (blank, not JSON, or not encodable as UTF-8)."""
-    if not text.strip():
-        return INVALID
-    try:
-        return loads_strict(text)
-    except (ValueError, RecursionError):
-        return INVALID
-
-
 def parse_lines(text: str) -> tuple[tuple[Line, ...], bool]:
     """Split JSONL text on ``\\n`` (a ``\\r`` stays part of its line) and parse every line."""
     if not text:
@@ -91,7 +81,7 @@ def parse_lines(text: str) -> tuple[tuple[Line, ...], bool]:
     final_newline = parts[-1] == ""
     if final_newline:
         parts.pop()
-    return tuple(Line(part, parse_value(part)) for part in parts), final_newline
+    return tuple(Line(part, try_loads(part)) for part in parts), final_newline
 
 
 def render_text(session: ClaudeSession) -> str:

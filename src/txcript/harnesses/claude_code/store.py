@@ -22,7 +22,7 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -35,13 +35,19 @@ from txcript.harnesses.claude_code.native import (
     ClaudeSession,
     SideFile,
     parse_lines,
-    parse_value,
     render_text,
 )
 from txcript.model import Meta
 from txcript.shared import backups
-from txcript.shared.files import file_fingerprints, modified_at, write_atomic
+from txcript.shared.files import (
+    Undo,
+    decode_lossless,
+    file_fingerprints,
+    modified_at,
+    write_atomic,
+)
 from txcript.shared.ids import check_session_id, id_problem
+from txcript.shared.jsonutil import try_loads
 
 HARNESS = "claude_code"
 #: Claude Code shortens longer project directory names with a hash suffix we cannot recompute.
@@ -78,10 +84,6 @@ def encode_project(cwd: str) -> str:
     return "".join(out)
 
 
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="surrogateescape")
-
-
 def scan_bytes(data: bytes, session_id: str) -> MetaScan:
     """The metadata of a session file's bytes, parsing as few lines as the rules allow."""
     scan = MetaScan(session_id)
@@ -92,7 +94,7 @@ def scan_bytes(data: bytes, session_id: str) -> MetaScan:
         line = data[position:end]
         position = end + 1
         if scan.needs_every_record or _ASSISTANT_OR_TITLE.search(line):
-            value = parse_value(_decode(line))
+            value = try_loads(decode_lossless(line))
             if isinstance(value, dict):
                 scan.feed(value)
     while position < size:
@@ -103,53 +105,11 @@ def scan_bytes(data: bytes, session_id: str) -> MetaScan:
         start = max(start, position)
         end = data.find(b"\n", found.end())
         end = size if end < 0 else end
-        value = parse_value(_decode(data[start:end]))
+        value = try_loads(decode_lossless(data[start:end]))
         if isinstance(value, dict):
             scan.feed(value)
         position = end + 1
     return scan
-
-
-class _Undo:
-    """The steps a save has taken so far, undone newest first when a later step fails."""
-
-    def __init__(self) -> None:
-        self._steps: list[Callable[[], None]] = []
-
-    def add(self, step: Callable[[], None]) -> None:
-        self._steps.append(step)
-
-    def run(self) -> None:
-        for step in reversed(self._steps):
-            with contextlib.suppress(OSError, StoreError):
-                step()
-        self._steps.clear()
-
-    def make_dirs(self, directory: Path) -> None:
-        """``mkdir -p``, remembering every directory it creates (an undo removes them)."""
-        missing: list[Path] = []
-        current = directory
-        while not os.path.lexists(current) and current.parent != current:
-            missing.append(current)
-            current = current.parent
-        self._steps.extend(created.rmdir for created in reversed(missing))
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"creating {directory}: {exc.strerror or exc}") from None
-
-    def write(self, path: Path, data: bytes) -> None:
-        """Write ``path`` atomically; an undo puts back what it held (or removes it)."""
-        if not os.path.lexists(path):
-            write_atomic(path, data)
-            self._steps.append(path.unlink)
-            return
-        try:
-            previous = path.read_bytes()
-        except OSError as exc:
-            raise StoreError(f"reading {path}: {exc.strerror or exc}") from None
-        write_atomic(path, data)
-        self._steps.append(lambda: write_atomic(path, previous))
 
 
 def _side_path_problem(path: str) -> str | None:
@@ -244,7 +204,7 @@ class ClaudeCodeStore:
             raise BadInput(f"reading {reference}: is a directory, not a session file") from None
         except OSError as exc:
             raise StoreError(f"reading {reference}: {exc.strerror or exc}") from None
-        lines, final_newline = parse_lines(_decode(data))
+        lines, final_newline = parse_lines(decode_lossless(data))
         return ClaudeSession(
             session_id=path.stem,
             lines=lines,
@@ -315,7 +275,9 @@ class ClaudeCodeStore:
             data = render_text(native).encode("utf-8", errors="surrogateescape")
         except UnicodeEncodeError as exc:
             raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
-        undo = _Undo()
+        for side in native.side_files:
+            _refuse_links_below(directory, directory / session_id / side.path)
+        undo = Undo()
         try:
             undo.make_dirs(directory)
             for side in native.side_files:
@@ -332,6 +294,7 @@ class ClaudeCodeStore:
         return Saved(id=session_id, reference=str(path), location=str(path))
 
     # -- delete -----------------------------------------------------------------------------
+
     def delete(self, reference: str, *, force: bool = False) -> None:
         """Remove one session: its ``.jsonl`` file and its side directories, after a backup.
 
@@ -413,3 +376,16 @@ class ClaudeCodeStore:
     # -- change cursors ---------------------------------------------------------------------
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         return file_fingerprints(references)
+
+
+def _refuse_links_below(base: Path, target: Path) -> None:
+    """Refuse a write whose path below ``base`` passes through a symlink (it could lead out)."""
+    relative = target.relative_to(base)
+    current = base
+    for part in relative.parts:
+        current = current / part
+        if current.is_symlink():
+            raise BadInput(
+                f"refusing to write {target}: {current} is a symbolic link and could lead "
+                "outside the Claude Code store"
+            )

@@ -49,7 +49,12 @@ from txcript.errors import BadInput, StoreError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.model import Text
 from txcript.shared import backups
-from txcript.shared.files import file_fingerprints, modified_at, write_atomic
+from txcript.shared.files import (
+    Undo,
+    decode_lossless,
+    file_fingerprints,
+    modified_at,
+)
 from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import INVALID, try_loads
 from txcript.shared.timeutil import now
@@ -142,10 +147,6 @@ def _lines(stream: IO[bytes]) -> Iterator[bytes]:
     yield pending
 
 
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "surrogateescape")
-
-
 def _within(path: Path, directory: Path) -> bool:
     return path.parts[: len(directory.parts)] == directory.parts
 
@@ -161,7 +162,7 @@ def read_index(path: Path) -> dict[str, str]:
         return {}
     names: dict[str, str] = {}
     for raw in data.split(b"\n"):
-        value = try_loads(_decode(raw)) if raw.strip() else INVALID
+        value = try_loads(decode_lossless(raw)) if raw.strip() else INVALID
         if not isinstance(value, dict):
             continue
         thread_id, name = value.get("id"), value.get("thread_name")
@@ -208,48 +209,6 @@ def _append_index(path: Path, thread_id: str, name: str) -> Callable[[], None]:
     return undo
 
 
-class _Undo:
-    """The steps a save has taken so far, undone newest first when a later step fails."""
-
-    def __init__(self) -> None:
-        self._steps: list[Callable[[], None]] = []
-
-    def add(self, step: Callable[[], None]) -> None:
-        self._steps.append(step)
-
-    def run(self) -> None:
-        for step in reversed(self._steps):
-            with contextlib.suppress(OSError, StoreError):
-                step()
-        self._steps.clear()
-
-    def make_dirs(self, directory: Path) -> None:
-        """``mkdir -p``, remembering every directory it creates (an undo removes them)."""
-        missing: list[Path] = []
-        current = directory
-        while not os.path.lexists(current) and current.parent != current:
-            missing.append(current)
-            current = current.parent
-        self._steps.extend(created.rmdir for created in reversed(missing))
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"creating {directory}: {exc.strerror or exc}") from None
-
-    def write(self, path: Path, data: bytes) -> None:
-        """Write ``path`` atomically; an undo puts back what it held (or removes it)."""
-        if not os.path.lexists(path):
-            write_atomic(path, data)
-            self._steps.append(path.unlink)
-            return
-        try:
-            previous = path.read_bytes()
-        except OSError as exc:
-            raise StoreError(f"reading {path}: {exc.strerror or exc}") from None
-        write_atomic(path, data)
-        self._steps.append(lambda: write_atomic(path, previous))
-
-
 # ------------------------------------------------------------------------------------ store
 
 
@@ -278,7 +237,7 @@ class CodexStore:
         """The meta scan of a rollout's head, or None when the file is not a Codex session."""
         if path.name.endswith(".json"):
             try:
-                native = parse_legacy(_decode(path.read_bytes()))
+                native = parse_legacy(decode_lossless(path.read_bytes()))
             except OSError:
                 return None
             return None if native is None else codec.scan_meta(records(native))
@@ -288,7 +247,7 @@ class CodexStore:
             for index, raw in enumerate(_lines(stream)):
                 if not raw.strip():
                     continue
-                value = try_loads(_decode(raw))
+                value = try_loads(decode_lossless(raw))
                 if not sniffed:
                     if value is INVALID:
                         continue
@@ -341,7 +300,7 @@ class CodexStore:
     # -- load / save ------------------------------------------------------------------------
     def load(self, reference: str) -> CodexSession:
         path = Path(reference)
-        native = parse(_decode(_read_bytes(path)), label=str(path))
+        native = parse(decode_lossless(_read_bytes(path)), label=str(path))
         native = replace(native, fallback_id=id_from_file_name(path.name))
         session_id = codec.meta_of(native).id
         return replace(native, title=read_index(self.index).get(session_id))
@@ -370,7 +329,7 @@ class CodexStore:
         name = native.title
         if name is not None and read_index(self.index).get(session_id) == name:
             name = None
-        undo = _Undo()
+        undo = Undo()
         try:
             undo.make_dirs(path.parent)
             if name is not None:
