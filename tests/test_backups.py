@@ -53,7 +53,18 @@ def test_restore_brings_the_old_state_back_and_backs_up_what_it_replaces(tmp_pat
     make_db(db, "after")
     undo = backups.restore(backups.find(backup.id[:12]))
     assert read(db) == "before"
-    assert read(undo.path) == "after"
+    assert undo is not None and read(undo.path) == "after"
+
+
+def test_restoring_files_where_nothing_is_left_replaces_nothing(tmp_path: Path) -> None:
+    """A files backup restored where the files no longer exist backs nothing up (it used to
+    report the restored backup itself as "the replaced state")."""
+    session = tmp_path / "s.jsonl"
+    session.write_text("x\n")
+    backup = backups.create_files([session], harness="claude_code", operation="delete")
+    session.unlink()
+    assert backups.restore(backup) is None
+    assert session.read_text() == "x\n"
 
 
 def test_old_backups_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

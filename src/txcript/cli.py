@@ -278,8 +278,10 @@ def delete_command(ref: str, from_: str, yes: bool, force: bool) -> None:
         if not click.confirm(prompt, default=False):
             click.echo("nothing deleted")
             return
-    delete_session(session, force=force)
+    backup_id = delete_session(session, force=force)
     click.echo(f"deleted {session.harness} session {scrub(session.meta_id)}")
+    if backup_id:
+        click.echo(f"  undo with: txcript restore {backup_id}")
 
 
 @cli.command("restore")
@@ -311,7 +313,8 @@ def restore_command(backup_id: str | None, yes: bool, force: bool, as_json: bool
             return
     restored, undo = restore_backup(backup_id, force=force)
     click.echo(f"restored {restored.database} from {restored.id}")
-    click.echo(f"  the replaced state is backup {undo.id}")
+    if undo is not None:
+        click.echo(f"  the replaced state is backup {undo.id}")
 
 
 @cli.command("demo")

@@ -269,12 +269,23 @@ def resolve_for_delete(reference: str, from_harness: str) -> Discovered:
     return find_session(reference, discover([harness.id]), harness.id, unique_title=True)
 
 
-def delete_session(session: Discovered, *, force: bool = False) -> None:
-    """Remove one session from its store; every store backs up what it removes first."""
+def delete_session(session: Discovered, *, force: bool = False) -> str | None:
+    """Remove one session from its store; every store backs up what it removes first.
+
+    Returns the id of that backup (what ``txcript restore`` takes to undo the delete).
+    """
+    from txcript.shared import backups
+
     store = harnesses.get(session.harness).store()
     if store is None:
         raise BadInput(f"{session.harness} has no store on this machine")
     store.delete(session.reference, force=force)
+    taken = [
+        b
+        for b in backups.list_backups()
+        if b.harness == session.harness and b.operation == "delete" and b.session == session.meta_id
+    ]
+    return taken[0].id if taken else None
 
 
 def list_backups() -> list[Any]:

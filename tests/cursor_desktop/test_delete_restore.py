@@ -171,7 +171,10 @@ def test_cli_delete_then_restore_brings_the_session_back_byte_identical(
     before = dump(db_path(root))
     deleted = run_cli("delete", cid, "--from", "cursor_desktop", "--yes", "--force", env=env)
     assert deleted.code == 0, deleted.stderr
-    assert deleted.stdout == f"deleted cursor_desktop session {cid}\n"
+    shown = json.loads(run_cli("restore", "--json").stdout)
+    assert deleted.stdout == (
+        f"deleted cursor_desktop session {cid}\n  undo with: txcript restore {shown[0]['id']}\n"
+    )
     listed = json.loads(run_cli("list", "--json", env=env).stdout)
     assert cid not in {row["id"] for row in listed} and len(listed) == 4
     again = run_cli("delete", cid, "--from", "cursor_desktop", "--yes", "--force", env=env)
@@ -220,7 +223,7 @@ def test_restoring_the_oldest_kept_backup_keeps_it_until_it_is_restored(
     assert (oldest.operation, oldest.session) == ("delete", fx.CID_A)
     undo = backups.restore(backups.find(oldest.id))
     assert dump(store.database) == original
-    assert undo.operation == "pre-restore"
+    assert undo is not None and undo.operation == "pre-restore"
     assert [b.id for b in backups.list_backups()][:1] == [undo.id]
 
 

@@ -180,3 +180,20 @@ def test_atomic_writes_keep_permissions_and_write_through_symlinks(tmp_path: Pat
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~umask
+
+
+def test_delete_says_which_backup_undoes_it(run_cli: RunCli, tmp_path: Path) -> None:
+    """The backup a delete takes was only discoverable through ``restore``'s list."""
+    claude = tmp_path / "claude"
+    env = {"CLAUDE_CONFIG_DIR": str(claude), "TXCRIPT_DATA_DIR": str(tmp_path / "data")}
+    doc = write(tmp_path / "d.json", DOC)
+    assert run_cli("continue", str(doc), "--with", "claude_code", "--out", str(claude)).code == 0
+    result = run_cli("delete", "doc-1", "--from", "claude_code", "--yes", env=env)
+    assert result.code == 0, result.stderr
+    undo_line = result.stdout.splitlines()[1]
+    assert undo_line.startswith("  undo with: txcript restore ")
+    backup_id = undo_line.rsplit(" ", 1)[1]
+    restored = run_cli("restore", backup_id, "--yes", env=env)
+    assert restored.code == 0, restored.stderr
+    assert "the replaced state" not in restored.stdout  # nothing was there to replace
+    assert list(claude.glob("projects/*/doc-1.jsonl"))

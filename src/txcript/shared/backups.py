@@ -261,10 +261,11 @@ def find(backup_id: str) -> Backup:
     return matches[0]
 
 
-def restore(backup: Backup, *, busy_timeout: float = 5.0) -> Backup:
-    """Copy ``backup`` over its database, after backing the current state up in turn.
+def restore(backup: Backup, *, busy_timeout: float = 5.0) -> Backup | None:
+    """Copy ``backup`` over its database (or files), after backing the current state up in turn.
 
-    Returns the backup of the state that was replaced, so a restore can itself be undone.
+    Returns the backup of the state that was replaced, so a restore can itself be undone, or
+    None when there was nothing to replace.
     """
     if backup.kind == "files":
         return _restore_files(backup)
@@ -284,10 +285,10 @@ def restore(backup: Backup, *, busy_timeout: float = 5.0) -> Backup:
         _copy(backup.path, database, busy_timeout=busy_timeout)
     except sqlite3.Error as exc:
         raise StoreError(f"restoring {database}: {exc}") from None
-    return safety if safety is not None else backup
+    return safety
 
 
-def _restore_files(backup: Backup) -> Backup:
+def _restore_files(backup: Backup) -> Backup | None:
     originals = [Path(p) for p in backup.files]
     present = [p for p in originals if p.exists()]
     safety = (
@@ -295,7 +296,7 @@ def _restore_files(backup: Backup) -> Backup:
             present, harness=backup.harness, operation="pre-restore", session=backup.session
         )
         if present
-        else backup
+        else None
     )
     for index, original in enumerate(originals):
         stored = backup.path / str(index) / original.name
