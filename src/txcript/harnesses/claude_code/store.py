@@ -177,19 +177,7 @@ class ClaudeCodeStore:
             if scanned is None:
                 continue
             meta, updated_at = scanned
-            out.append(
-                Discovered(
-                    harness=HARNESS,
-                    reference=str(path),
-                    meta_id=meta.id,
-                    timestamp=meta.timestamp,
-                    title=meta.title,
-                    cwd=meta.cwd,
-                    model=meta.model,
-                    git_branch=meta.git_branch,
-                    updated_at=updated_at,
-                )
-            )
+            out.append(Discovered.from_meta(HARNESS, str(path), meta, updated_at=updated_at))
         out.sort(key=lambda d: d.timestamp, reverse=True)
         return out
 

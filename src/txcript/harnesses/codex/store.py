@@ -278,17 +278,7 @@ class CodexStore:
             session_id = scan.meta(None, fallback).id
             meta = scan.meta(titles.get(session_id), fallback)
             found.append(
-                Discovered(
-                    harness=HARNESS,
-                    reference=str(path),
-                    meta_id=meta.id,
-                    timestamp=meta.timestamp,
-                    title=meta.title,
-                    cwd=meta.cwd,
-                    model=meta.model,
-                    git_branch=meta.git_branch,
-                    updated_at=modified_at(stat),
-                )
+                Discovered.from_meta(HARNESS, str(path), meta, updated_at=modified_at(stat))
             )
         if compressed:
             warn(
