@@ -29,9 +29,7 @@ import argparse
 import gc
 import json
 import os
-import platform
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -45,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from bench_cursor_desktop import machine
 
 from txcript.harnesses.cursor_desktop import codec, saving
 from txcript.harnesses.cursor_desktop.native import CursorSession
@@ -264,21 +263,6 @@ def copy_root(source: Path, target: Path) -> None:
     log(f"  copied the database in {time.perf_counter() - started:.1f} s")
     if (source / "workspaceStorage").is_dir():
         shutil.copytree(source / "workspaceStorage", target / "workspaceStorage")
-
-
-def machine() -> dict[str, Any]:
-    mem_kb = 0
-    with open("/proc/meminfo", encoding="ascii") as meminfo:
-        for line in meminfo:
-            if line.startswith("MemTotal:"):
-                mem_kb = int(line.split()[1])
-    return {
-        "nproc": len(os.sched_getaffinity(0)),
-        "mem_total_gib": round(mem_kb / 1024**2, 1),
-        "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version,
-        "platform": platform.platform(),
-    }
 
 
 # -- main -------------------------------------------------------------------------------------
