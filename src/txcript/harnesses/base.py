@@ -136,6 +136,11 @@ class Harness(ABC, Generic[NativeT]):
 
     def store(self, root: Path | None = None) -> Store[NativeT] | None:
         """The store at ``root`` (default: :meth:`default_root`), or None without a store."""
+        root = root if root is not None else self.default_root()
+        return None if root is None else self.open_store(root)
+
+    def open_store(self, root: Path) -> Store[NativeT] | None:
+        """The store rooted at ``root``; harnesses with a store override this."""
         return None
 
     def default_resume_command(self, session_id: str) -> list[str]:

@@ -46,20 +46,15 @@ class ClaudeCode(Harness[ClaudeSession]):
 
         return any(is_record(value) for value in values)
 
-    def sniff(self, document: Any) -> bool:
-        # The text form is JSONL, not one JSON document; see ``sniff_lines``.
-        return False
-
     def default_root(self) -> Path | None:
         from txcript.harnesses.claude_code import store
 
         return store.default_root()
 
-    def store(self, root: Path | None = None) -> Store[ClaudeSession] | None:
+    def open_store(self, root: Path) -> Store[ClaudeSession] | None:
         from txcript.harnesses.claude_code import store
 
-        root = root if root is not None else store.default_root()
-        return None if root is None else store.ClaudeCodeStore(root)
+        return store.ClaudeCodeStore(root)
 
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["claude", "--resume", session_id]

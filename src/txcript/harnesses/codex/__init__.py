@@ -58,11 +58,10 @@ class Codex(Harness[CodexSession]):
 
         return store.default_root()
 
-    def store(self, root: Path | None = None) -> Any:
+    def open_store(self, root: Path) -> Any:
         from txcript.harnesses.codex import store
 
-        root = root if root is not None else store.default_root()
-        return None if root is None else store.CodexStore(root)
+        return store.CodexStore(root)
 
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["codex", "resume", session_id]

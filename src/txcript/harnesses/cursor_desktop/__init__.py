@@ -50,11 +50,10 @@ class CursorDesktop(Harness[CursorSession]):
 
         return store.default_root()
 
-    def store(self, root: Path | None = None) -> Any:
+    def open_store(self, root: Path) -> Any:
         from txcript.harnesses.cursor_desktop import store
 
-        root = root if root is not None else store.default_root()
-        return None if root is None else store.CursorDesktopStore(root)
+        return store.CursorDesktopStore(root)
 
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["cursor"]
