@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import warnings
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -58,23 +58,6 @@ def _age(moment: datetime, now: datetime) -> str:
     if seconds < 7 * 86_400:
         return f"{int(seconds // 86_400)}d ago"
     return moment.astimezone().strftime("%Y-%m-%d")
-
-
-def _parse_when(value: str, *, end_of_day: bool) -> datetime:
-    from txcript.shared.timeutil import parse_rfc3339
-
-    parsed = parse_rfc3339(value)
-    if parsed is not None:
-        return parsed
-    try:
-        day = datetime.strptime(value, "%Y-%m-%d")
-    except ValueError:
-        raise click.BadParameter(
-            f"`{value}` is neither RFC3339 (2026-08-18T10:00:00Z) nor a date (2026-08-18)"
-        ) from None
-    if end_of_day:
-        day += timedelta(hours=23, minutes=59, seconds=59)
-    return day.astimezone().astimezone(UTC)
 
 
 def _write_output(text: str, out: str | None) -> None:
@@ -133,12 +116,13 @@ def list_command(
 ) -> None:
     """List local sessions, newest first."""
     from txcript.operations import list_sessions, session_row
+    from txcript.shared.timeutil import parse_when
 
     sessions = list_sessions(
         from_,
         cwd=cwd,
-        since=None if since is None else _parse_when(since, end_of_day=False),
-        until=None if until is None else _parse_when(until, end_of_day=True),
+        since=None if since is None else parse_when(since, end_of_day=False),
+        until=None if until is None else parse_when(until, end_of_day=True),
         limit=limit,
     )
     if as_json:

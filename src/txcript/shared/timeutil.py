@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
+from txcript.errors import BadInput
+
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:\d{2})\Z"
 )
@@ -87,3 +89,20 @@ def to_epoch_ms(value: datetime) -> int:
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def parse_when(value: str, *, end_of_day: bool) -> datetime:
+    """A ``--since``/``--until`` bound: RFC 3339, or a bare ``YYYY-MM-DD`` in local time (its
+    midnight, or with ``end_of_day`` its last second)."""
+    parsed = parse_rfc3339(value)
+    if parsed is not None:
+        return parsed
+    try:
+        day = datetime.strptime(value, "%Y-%m-%d")
+    except ValueError:
+        raise BadInput(
+            f"`{value}` is neither RFC3339 (2026-08-18T10:00:00Z) nor a date (2026-08-18)"
+        ) from None
+    if end_of_day:
+        day += timedelta(hours=23, minutes=59, seconds=59)
+    return day.astimezone().astimezone(UTC)
