@@ -224,22 +224,29 @@ def continue_command(
     )
     for note in result.notes:
         click.echo(f"txcript: note: {scrub(note)}", err=True)
-    command_text = scrub(" ".join(result.resume_command))
+    resume = not no_resume and out is None
     if as_json:
         click.echo(json.dumps(result.as_json(), ensure_ascii=False))
-    elif result.written:
-        colour = _colour_enabled(sys.stdout)
-        source = _paint(result.source_harness, _COLOURS.get(result.source_harness, "0"), colour)
-        target = _paint(result.harness, _COLOURS.get(result.harness, "0"), colour)
-        click.echo(f"{source} → {target}  {_paint(scrub(result.location), '2', colour)}")
-    if no_resume or out is not None:
-        if not as_json:
-            click.echo(f"  resume with: {command_text}")
+    else:
+        _report_continued(result, resume_hint=not resume)
+    if not resume:
         return
+    command_text = scrub(" ".join(result.resume_command))
     where = f" (in {result.launch_cwd})" if result.launch_cwd else ""
     click.echo(f"resuming: {command_text}{where}", err=True)
     code = launch(result.resume_command, result.launch_cwd)
     sys.exit(code)
+
+
+def _report_continued(result: Any, *, resume_hint: bool) -> None:
+    """``<source> → <target>  <location>`` for a written copy, then the resume command if asked."""
+    if result.written:
+        colour = _colour_enabled(sys.stdout)
+        source = _paint(result.source_harness, _COLOURS.get(result.source_harness, "0"), colour)
+        target = _paint(result.harness, _COLOURS.get(result.harness, "0"), colour)
+        click.echo(f"{source} → {target}  {_paint(scrub(result.location), '2', colour)}")
+    if resume_hint:
+        click.echo(f"  resume with: {scrub(' '.join(result.resume_command))}")
 
 
 @cli.command("delete")
@@ -332,8 +339,7 @@ def demo_command(ctx: click.Context, keep: bool) -> None:
         from txcript.operations import continue_session
 
         result = continue_session(sandbox.session_id[:8], with_harness="claude_code")
-        click.echo(f"{result.source_harness} → {result.harness}  {result.location}")
-        click.echo(f"  resume with: {' '.join(result.resume_command)}")
+        _report_continued(result, resume_hint=True)
         step(f"txcript view {result.id[:8]} --from claude_code")
         ctx.invoke(view_command, ref=result.id, from_="claude_code")
     finally:
