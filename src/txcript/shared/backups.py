@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from txcript.errors import BadInput, StoreError
+from txcript.shared.dirs import data_dir
 
 #: How many backups of one database are kept (``TXCRIPT_BACKUP_KEEP`` overrides).
 KEEP = 10
@@ -57,12 +58,7 @@ class Backup:
 
 
 def backup_dir() -> Path:
-    override = os.environ.get("TXCRIPT_DATA_DIR")
-    if override:
-        return Path(override) / "backups"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("txcript", appauthor=False)) / "backups"
+    return data_dir() / "backups"
 
 
 def _keep() -> int:

@@ -1,15 +1,100 @@
-"""File writes that never leave a half-written file behind."""
+"""Files read without surprises and written without leaving half a file behind.
+
+Reads: a store file or a document is opened only if it is a regular file (checked with ``fstat``
+on the open descriptor, opened with ``O_NONBLOCK`` so a FIFO cannot block the open), and read with
+a size cap, so a FIFO, a device or a link to ``/dev/zero`` can neither hang txcript nor exhaust
+its memory. The caps are documented in ``docs/security.md``.
+
+Writes: through a temporary file in the same directory and a rename, so a reader never sees a
+partial file; :class:`Undo` takes back every step of a multi-file save that fails half way.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
-from txcript.errors import StoreError
+from txcript.errors import StoreError, StoreUnreadable
+
+MIB = 1 << 20
+#: The largest session file of a store read whole (a Claude Code or Codex JSONL, a Gemini chat).
+MAX_SESSION_FILE_BYTES = 1024 * MIB
+#: The largest small side file read (``workspace.json``, ``meta.json``, ``projects.json``, an
+#: index line file such as ``session_index.jsonl``).
+MAX_SIDE_FILE_BYTES = 64 * MIB
+#: The largest document (``export``/``convert``/``continue`` input) read.
+MAX_DOCUMENT_BYTES = 512 * MIB
+
+
+class FileRefused(StoreUnreadable):
+    """A file txcript will not read: not a regular file, or over its size cap."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """Open ``path`` for binary reading if it is a regular file (symlinks to one are followed).
+
+    Raises :class:`FileRefused` for a FIFO, socket, device or directory, without blocking, and
+    :class:`StoreError` when the file cannot be opened.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise FileRefused(f"{path} is a directory, not a file") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileRefused(f"{path} is {_kind(mode)}, not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: Path | str, *, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (see :func:`open_regular`)."""
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise FileRefused(f"{path} is {size} bytes, over the {limit >> 20} MiB limit")
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:  # grew while being read
+        raise FileRefused(f"{path} is over the {limit >> 20} MiB limit")
+    return data
+
+
+def read_head(path: Path | str, *, limit: int) -> bytes:
+    """At most the first ``limit`` bytes of a regular file (for bounded head scans)."""
+    with open_regular(path) as handle:
+        try:
+            return handle.read(limit)
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _default_mode() -> int:

@@ -343,7 +343,7 @@ def _upsert_header(
     cid_column = quote_identifier(columns["composerid"])
     selected = ", ".join(quote_identifier(name) for _, name, _ in present)
     conn = edits.conn
-    conn.text_factory = database._decode_text
+    conn.text_factory = database.decode_text
     try:
         stored = conn.execute(
             f"SELECT {selected} FROM composerHeaders WHERE {cid_column} = ?", (cid,)
