@@ -1,0 +1,116 @@
+"""The ``txcript`` command group and the one-line error contract every command shares.
+
+Each command lives in a module of this package by what it does (reading, writing, …) and only
+parses arguments, calls the library (:mod:`txcript.operations` and the subsystems) and prints.
+Errors are one line on stderr (``txcript: error: …``) with exit 2 for bad input and 1 for a
+failed operation; ``TXCRIPT_DEBUG=1`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import Any, NoReturn
+
+import click
+
+from txcript import __version__
+from txcript.cli import demo, reading, writing
+from txcript.shared.text import scrub
+
+HARNESS_HELP = (
+    "harnesses: cursor_desktop, cursor, claude_code, codex, opencode, gemini, pi, grok, simple"
+)
+
+
+class WorkflowGroup(click.Group):
+    """Lists commands in the order they were added (the order of a user's workflow)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+
+@click.group(
+    cls=WorkflowGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=HARNESS_HELP,
+)
+@click.version_option(__version__, "-V", "--version", prog_name="txcript")
+def cli() -> None:
+    """Move AI coding-agent sessions between harnesses (Cursor, Claude Code, Codex, …).
+
+    REF is a session id, a unique id prefix, an exact title, a path to a session document
+    (Simple, Common JSON or a native text form) or - for stdin, optionally followed by #RANGE
+    (N, N-M, N- or -M: message numbers as `view` prints them).
+    """
+
+
+# Workflow order: find a session, read it, move it, manage what was written, then the rest.
+for _command in (
+    reading.list_command,
+    reading.view_command,
+    reading.export_command,
+    writing.continue_command,
+    reading.convert_command,
+    writing.delete_command,
+    writing.restore_command,
+    reading.harnesses_command,
+    demo.demo_command,
+):
+    cli.add_command(_command)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    """Print the one-line error (input echoed in it cannot add lines) and exit with ``code``."""
+    sys.stdout.flush()
+    click.echo(f"txcript: error: {scrub(message)}", err=True)
+    sys.exit(code)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    click.echo(f"txcript: warning: {message}", err=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI with the one-line error contract."""
+    from txcript.diagnostics import TranscriptWarning
+    from txcript.errors import TxcriptError
+
+    warnings.simplefilter("always", TranscriptWarning)
+    warnings.showwarning = _show_warning
+    debug = bool(os.environ.get("TXCRIPT_DEBUG"))
+    try:
+        code = cli.main(args=argv, prog_name="txcript", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        sys.exit(0)
+    except click.UsageError as exc:
+        _fail(exc.format_message().replace("\n", " "), 2)
+    except click.ClickException as exc:
+        _fail(exc.format_message().replace("\n", " "), exc.exit_code or 1)
+    except click.exceptions.Abort:
+        _fail("aborted", 130)
+    except TxcriptError as exc:
+        if debug:
+            raise
+        _fail(str(exc), exc.exit_code)
+    except BrokenPipeError:
+        # A closed stdout (`| head`) ends the command quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except Exception as exc:
+        if debug:
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set TXCRIPT_DEBUG=1 for details)", 1)
+    sys.exit(code if isinstance(code, int) else 0)

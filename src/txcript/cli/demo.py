@@ -1,0 +1,54 @@
+"""``txcript demo``: the main job end to end in a throwaway sandbox."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from txcript.cli.output import colour_enabled, paint
+from txcript.cli.reading import list_command, view_command
+from txcript.cli.writing import report_continued
+
+
+@click.command("demo")
+@click.option("--keep", is_flag=True, help="Keep the sandbox directory afterwards.")
+@click.pass_context
+def demo_command(ctx: click.Context, keep: bool) -> None:
+    """Run the main job end to end in a throwaway sandbox (your real stores are not touched).
+
+    A sample Cursor desktop session is listed, continued into Claude Code, and shown.
+    """
+    import shutil
+
+    from txcript.demo import build_sandbox
+
+    previous_dir = os.getcwd()
+    sandbox = build_sandbox()
+    os.environ.update(sandbox.env)
+    os.chdir(sandbox.project)
+    colour = colour_enabled(sys.stdout)
+
+    def step(text: str) -> None:
+        click.echo(paint(f"\n$ {text}", "1", colour))
+
+    try:
+        click.echo(f"sandbox: {sandbox.root} (a Cursor desktop store with one agent session)")
+        step("txcript list")
+        ctx.invoke(
+            list_command, from_=(), cwd=None, limit=None, since=None, until=None, as_json=False
+        )
+        step(f"txcript continue {sandbox.session_id[:8]} --with claude_code --no-resume")
+        from txcript.operations import continue_session
+
+        result = continue_session(sandbox.session_id[:8], with_harness="claude_code")
+        report_continued(result, resume_hint=True)
+        step(f"txcript view {result.id[:8]} --from claude_code")
+        ctx.invoke(view_command, ref=result.id, from_="claude_code")
+    finally:
+        if keep:
+            click.echo(f"\nkept the sandbox: {sandbox.root}")
+        else:
+            os.chdir(previous_dir)
+            shutil.rmtree(sandbox.root, ignore_errors=True)
