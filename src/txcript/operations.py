@@ -53,8 +53,11 @@ def list_sessions(
 
 
 def session_row(session: Discovered) -> dict[str, Any]:
-    """One ``list --json`` entry; absent values are ``null``."""
-    return {
+    """One ``list --json`` entry; absent values are ``null``.
+
+    A sub-agent chat also carries ``parent``: the id of the session that spawned it.
+    """
+    row: dict[str, Any] = {
         "harness": session.harness,
         "id": session.meta_id,
         "title": session.title,
@@ -64,6 +67,9 @@ def session_row(session: Discovered) -> dict[str, Any]:
         "updated_at": None if session.updated_at is None else format_rfc3339(session.updated_at),
         "messages": session.message_count,
     }
+    if session.parent is not None:
+        row["parent"] = session.parent
+    return row
 
 
 def view_session(reference: str, from_harness: str | None = None) -> str:
@@ -251,7 +257,7 @@ def continue_session(
         target.resume_command(saved.id),
         launch_dir,
         written=True,
-        notes=notes,
+        notes=notes + saved.notes,
     )
 
 

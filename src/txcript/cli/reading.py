@@ -71,6 +71,8 @@ def list_command(
         when = paint(f"{age(session.timestamp, now):<10}", "2", colour)
         ident = paint(f"{cut(scrub(session.meta_id), 38):<38}", "2", colour)
         label = cut(scrub(session.title or session.cwd or ""), 60)
+        if session.parent is not None:
+            label = f"↳ sub-agent of {cut(scrub(session.parent), 12)}: {label}"
         click.echo(f"{harness}  {when}  {ident}  {label}")
 
 

@@ -41,6 +41,8 @@ class Discovered:
     git_branch: str | None = None
     updated_at: datetime | None = None
     message_count: int | None = None
+    #: The id of the session this one was spawned by (a sub-agent chat), listed on its own.
+    parent: str | None = None
 
     @classmethod
     def from_meta(
@@ -51,6 +53,7 @@ class Discovered:
         *,
         updated_at: datetime | None = None,
         message_count: int | None = None,
+        parent: str | None = None,
     ) -> Discovered:
         """The listing entry for a session whose Meta the store derived cheaply."""
         return cls(
@@ -64,6 +67,7 @@ class Discovered:
             git_branch=meta.git_branch,
             updated_at=updated_at,
             message_count=message_count,
+            parent=parent,
         )
 
 
@@ -74,6 +78,8 @@ class Saved:
     id: str
     reference: str
     location: str
+    #: What the user should know about the copy (e.g. that the harness may prune it).
+    notes: tuple[str, ...] = ()
 
 
 class Store(Protocol[NativeT]):
