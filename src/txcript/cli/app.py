@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from txcript import __version__
-from txcript.cli import demo, reading, writing
+from txcript.cli import demo, query, reading, serve, writing
 from txcript.shared.text import scrub
 
 HARNESS_HELP = (
@@ -49,6 +49,7 @@ def cli() -> None:
 # Workflow order: find a session, read it, move it, manage what was written, then the rest.
 for _command in (
     reading.list_command,
+    query.query_command,
     reading.view_command,
     reading.export_command,
     writing.continue_command,
@@ -56,9 +57,12 @@ for _command in (
     writing.delete_command,
     writing.restore_command,
     reading.harnesses_command,
+    serve.mcp_command,
+    serve.completion_command,
     demo.demo_command,
 ):
     cli.add_command(_command)
+serve.attach_completion(cli)
 
 
 def _fail(message: str, code: int) -> NoReturn:

@@ -1,0 +1,202 @@
+"""The interactive picker of ``txcript query``: search as you type, Enter continues the pick.
+
+Built on prompt_toolkit, which owns the terminal modes, the alternate screen, key decoding (a lone
+Esc told apart from an escape sequence) and restores the terminal on every exit path; a SIGTERM
+is turned into a normal exit so it restores the terminal too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from datetime import datetime
+from typing import Any
+
+import click
+from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import get_app_or_none
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.styles import Style
+
+from txcript.harnesses.base import Discovered
+from txcript.shared.text import scrub
+
+_STYLE = Style.from_dict(
+    {"dim": "#888888", "selected": "underline", "match": "bold #ff5555", "prompt": "bold"}
+)
+
+
+class _Picker:
+    def __init__(self, sessions: list[Discovered], index: Any, origins: frozenset[str]) -> None:
+        self.sessions = sessions
+        self.index = index
+        self.origins = origins
+        self.selected = 0
+        self.rows: list[tuple[Discovered, Any]] = []
+        self.summary = ""
+
+    def refresh(self, text: str, height: int) -> None:
+        from txcript.search import search
+
+        visible = max(1, height)
+        if not text.strip():
+            self.rows = [(s, None) for s in self.sessions[:visible]]
+            self.summary = f"{len(self.rows)}/{len(self.sessions)}"
+        else:
+            matches = search(
+                self.index,
+                self.sessions,
+                text,
+                origins=self.origins,
+                limit=visible,
+                hits_per_session=visible,
+            )
+            hits = [(m.session, h, m.score, rank) for rank, m in enumerate(matches) for h in m.hits]
+            hits.sort(key=lambda item: (-item[1].score, item[3]))
+            self.rows = [(session, hit) for session, hit, _, _ in hits[:visible]]
+            full = "+" if len(self.rows) >= visible else ""
+            self.summary = f"{len(self.rows)}{full} matches"
+        self.selected = min(self.selected, max(0, len(self.rows) - 1))
+
+    def render(self, width: int) -> StyleAndTextTuples:
+        out: StyleAndTextTuples = [("class:dim", self.summary + "\n")]
+        for position, (session, hit) in enumerate(self.rows):
+            marker = "▌" if position == self.selected else " "
+            when = session.timestamp.strftime("%m-%d %H:%M")
+            ident = scrub(session.meta_id)
+            ident = ident if len(ident) <= 8 else ident[:7] + "…"
+            label = session.title or (os.path.basename(session.cwd) if session.cwd else "")
+            label = scrub(label)[:24].ljust(24)
+            style = "class:selected" if position == self.selected else ""
+            out.append((style, f"{marker}{session.harness[:11]:<11} "))
+            out.append(("class:dim " + style, f"{when} {ident:<8} "))
+            out.append((style, label))
+            if hit is not None:
+                used = 1 + 12 + 12 + 9 + 24 + 13
+                line = scrub(hit.line)[: max(0, width - used)]
+                out.append(("class:dim " + style, f" {hit.origin:>11} "))
+                out.extend(_highlighted(line, hit.highlights, style))
+            out.append(("", "\n"))
+        return out
+
+
+def _highlighted(line: str, spans: Any, style: str) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    last = 0
+    for start, end in spans:
+        if start >= len(line):
+            break
+        out.append((style, line[last:start]))
+        out.append(("class:match " + style, line[start : min(end, len(line))]))
+        last = min(end, len(line))
+    out.append((style, line[last:]))
+    return out
+
+
+def pick(sessions: list[Discovered], index: Any, origins: frozenset[str]) -> Discovered | None:
+    """Run the picker; the chosen session, or None when cancelled (Esc, ctrl-c, SIGTERM)."""
+    state = _Picker(sessions, index, origins)
+    query = Buffer(multiline=False)
+    keys = KeyBindings()
+
+    def rows_visible() -> int:
+        app = get_app_or_none()
+        height = app.output.get_size().rows if app is not None else 24
+        return max(1, height - 2)
+
+    def width() -> int:
+        app = get_app_or_none()
+        return app.output.get_size().columns if app is not None else 80
+
+    def changed(_: Buffer) -> None:
+        state.refresh(query.text, rows_visible())
+
+    query.on_text_changed += changed
+
+    @keys.add("up")
+    @keys.add("c-p")
+    def _up(event: KeyPressEvent) -> None:
+        state.selected = max(0, state.selected - 1)
+
+    @keys.add("down")
+    @keys.add("c-n")
+    def _down(event: KeyPressEvent) -> None:
+        state.selected = min(max(0, len(state.rows) - 1), state.selected + 1)
+
+    @keys.add("enter")
+    def _enter(event: KeyPressEvent) -> None:
+        if state.rows:
+            event.app.exit(result=state.rows[state.selected][0])
+
+    @keys.add("escape", eager=True)
+    @keys.add("c-c")
+    def _cancel(event: KeyPressEvent) -> None:
+        event.app.exit(result=None)
+
+    @keys.add("c-u")
+    def _clear(event: KeyPressEvent) -> None:
+        query.text = ""
+
+    layout = Layout(
+        HSplit(
+            [
+                Window(
+                    BufferControl(buffer=query),
+                    height=1,
+                    get_line_prefix=lambda *_: [("class:prompt", "> ")],
+                ),
+                Window(FormattedTextControl(lambda: state.render(width()))),
+            ]
+        ),
+        focused_element=query,
+    )
+    app: Application[Discovered | None] = Application(
+        layout=layout, key_bindings=keys, full_screen=True, style=_STYLE
+    )
+    state.refresh("", 22)
+
+    def terminate(signum: int, frame: Any) -> None:
+        app.exit(result=None)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        return app.run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_picker(
+    harness_names: tuple[str, ...],
+    with_harness: str | None,
+    cwd: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    origins: frozenset[str],
+) -> None:
+    """Index, pick, then continue the pick exactly as ``txcript continue`` would."""
+    from txcript.cli.writing import continue_command
+    from txcript.search import indexed_sessions, open_index
+
+    index = open_index()
+    try:
+        chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
+        picked = pick(chosen, index, origins)
+    finally:
+        index.close()
+    if picked is None:
+        return
+    click.get_current_context().invoke(
+        continue_command,
+        ref=picked.meta_id,
+        with_=with_harness,
+        from_=picked.harness,
+        cwd=None,
+        out=None,
+        no_resume=False,
+        force=False,
+        as_json=False,
+    )

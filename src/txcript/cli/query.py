@@ -1,0 +1,151 @@
+"""``txcript query``: find sessions by what was said in them (a pattern, or the picker)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+from txcript.cli.output import colour_enabled, cut, harness_colour, paint
+from txcript.shared.text import scrub
+
+_ORIGIN_CHOICES = ("user", "assistant", "thinking", "tool_use", "tool_result", "meta", "all")
+_LINE_WIDTH = 120
+
+
+def _progress_line() -> Any:
+    """A progress callback drawing one line on stderr when it is a terminal, else None."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int, cached: int) -> None:
+        end = "\n" if done == total else ""
+        click.echo(f"\rindexing… ({done}/{total}, {cached} cached)\x1b[K{end}", err=True, nl=False)
+
+    return show
+
+
+def _highlight(text: str, spans: tuple[tuple[int, int], ...], colour: bool) -> str:
+    shown = scrub(text)
+    if len(shown) > _LINE_WIDTH:
+        shown = shown[: _LINE_WIDTH - 1] + "…"
+    if not colour:
+        return shown
+    out, last = [], 0
+    for start, end in spans:
+        if start >= len(shown):
+            break
+        end = min(end, len(shown))
+        out.append(shown[last:start])
+        out.append(paint(shown[start:end], "1;31", True))
+        last = end
+    out.append(shown[last:])
+    return "".join(out)
+
+
+@click.command("query")
+@click.argument("pattern", required=False)
+@click.option("--from", "from_", multiple=True, metavar="H", help="Only this harness (repeatable).")
+@click.option("--with", "with_", metavar="H", help="Picker: continue the pick in this harness.")
+@click.option("--cwd", metavar="DIR", help="Only sessions whose cwd is DIR or under it.")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--since", metavar="WHEN", help="Started at or after (RFC 3339 or YYYY-MM-DD).")
+@click.option("--until", metavar="WHEN", help="Started at or before (RFC 3339 or YYYY-MM-DD).")
+@click.option(
+    "--origin",
+    "origins",
+    multiple=True,
+    type=click.Choice(_ORIGIN_CHOICES),
+    help="Search these kinds of line (repeatable; default: all but tool_result; `all`: every one).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def query_command(
+    pattern: str | None,
+    from_: tuple[str, ...],
+    with_: str | None,
+    cwd: str | None,
+    limit: int,
+    since: str | None,
+    until: str | None,
+    origins: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Find sessions by what was said in them.
+
+    PATTERN: words that must all match one line, fuzzily; 'exact, ^prefix, suffix$ and !not
+    narrow it; case matters only when the pattern has a capital. Without PATTERN on a terminal,
+    an interactive picker searches as you type and Enter continues the pick.
+
+    \b
+    Examples:
+      txcript query 'auth bug'
+      txcript query "'ECONNRESET" --from claude_code --json
+    """
+    from txcript.search import DEFAULT_ORIGINS, ORIGINS, find
+    from txcript.shared.timeutil import parse_when
+
+    chosen = (
+        frozenset(ORIGINS)
+        if "all" in origins
+        else (frozenset(origins) if origins else DEFAULT_ORIGINS)
+    )
+    since_at = None if since is None else parse_when(since, end_of_day=False)
+    until_at = None if until is None else parse_when(until, end_of_day=True)
+    if pattern is None:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise click.UsageError("interactive query needs a terminal (pass a pattern instead)")
+        from txcript.cli.picker import run_picker
+
+        run_picker(from_, with_, cwd, since_at, until_at, chosen)
+        return
+    if with_ is not None:
+        click.echo("txcript: warning: --with ignored with a pattern", err=True)
+    matches = find(
+        pattern,
+        from_,
+        cwd=cwd,
+        since=since_at,
+        until=until_at,
+        origins=chosen,
+        limit=limit,
+        progress=_progress_line(),
+    )
+    if as_json:
+        click.echo(json.dumps([_match_row(m) for m in matches], ensure_ascii=False))
+        return
+    if not matches:
+        click.echo(f"no matches for `{scrub(pattern)}`")
+        return
+    colour = colour_enabled(sys.stdout)
+    for match in matches:
+        session = match.session
+        when = session.timestamp.strftime("%Y-%m-%d %H:%M")
+        label = session.title or (os.path.basename(session.cwd) if session.cwd else "")
+        click.echo(
+            f"{paint(session.harness, harness_colour(session.harness), colour)}  "
+            f"{paint(scrub(session.meta_id), '2', colour)}  {paint(when, '2', colour)}  "
+            f"{cut(scrub(label), 80)}"
+        )
+        for hit in match.hits:
+            origin = paint(f"[{hit.origin:>11}]", "2", colour)
+            click.echo(f"  {origin} {_highlight(hit.line, hit.highlights, colour)}")
+
+
+def _match_row(match: Any) -> dict[str, Any]:
+    return {
+        "harness": match.session.harness,
+        "id": match.session.meta_id,
+        "title": match.session.title,
+        "score": match.score,
+        "hits": [
+            {
+                "message": None if hit.message is None else hit.message + 1,
+                "origin": hit.origin,
+                "line": hit.line,
+            }
+            for hit in match.hits
+        ],
+    }

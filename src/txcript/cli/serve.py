@@ -1,0 +1,80 @@
+"""``txcript mcp`` (the MCP server) and ``txcript completion`` (shell completion scripts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem, get_completion_class
+
+
+@click.command("mcp")
+def mcp_command() -> None:
+    """Serve local sessions to agents over the Model Context Protocol (stdio).
+
+    Tools: list_sessions, search_sessions, read_session (all read-only). Needs the optional
+    extra: pip install 'txcript[mcp]'.
+
+    \b
+    Example (an MCP client configuration):
+      {"mcpServers": {"txcript": {"command": "txcript", "args": ["mcp"]}}}
+    """
+    try:
+        import mcp.server  # noqa: F401
+    except ImportError:
+        raise click.ClickException(
+            "the MCP server needs the optional extra: pip install 'txcript[mcp]'"
+        ) from None
+    from txcript.mcp_server import serve
+
+    serve()
+
+
+@click.command("completion")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion_command(shell: str) -> None:
+    """Print the shell completion script for SHELL.
+
+    It completes commands, flags, harness ids after --from/--with, and session ids (from the
+    search index, without reading any store).
+
+    \b
+    Examples:
+      eval "$(txcript completion bash)"     # in ~/.bashrc
+      eval "$(txcript completion zsh)"      # in ~/.zshrc
+      txcript completion fish > ~/.config/fish/completions/txcript.fish
+    """
+    from txcript.cli.app import cli
+
+    completer = get_completion_class(shell)
+    if completer is None:  # pragma: no cover - the choice above lists only known shells
+        raise click.BadParameter(f"unsupported shell {shell}")
+    script = completer(cli, {}, "txcript", "_TXCRIPT_COMPLETE").source()
+    click.echo(script)
+
+
+def complete_harness(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    from txcript.harnesses import REGISTRY
+
+    return [
+        CompletionItem(info.id, help=info.name)
+        for info in REGISTRY
+        if info.implementation is not None and info.id.startswith(incomplete)
+    ]
+
+
+def complete_session(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Session ids starting with ``incomplete``, from the index (fast: no store is read)."""
+    from txcript.search.index import indexed_ids
+
+    return [CompletionItem(i) for i in indexed_ids(incomplete)][:200]
+
+
+def attach_completion(group: click.Group) -> None:
+    """Give every ``--from``/``--with`` option and ``REF`` argument its completer."""
+    for command in group.commands.values():
+        for param in command.params:
+            if param.name in ("from_", "with_"):
+                param._custom_shell_complete = complete_harness
+            elif param.name == "ref":
+                param._custom_shell_complete = complete_session

@@ -1,0 +1,289 @@
+"""``txcript mcp``: a stdio Model Context Protocol server over the official MCP Python SDK.
+
+Three read-only tools, for agents that want past sessions as context:
+
+* ``list_sessions`` ``{from?, cwd?, limit?, offset?}`` → ``{total, offset, sessions: [Summary]}``;
+* ``search_sessions`` ``{pattern, from?, cwd?}`` → ``{matches: [{session, score, hits}]}`` (at most
+  20 sessions, 3 hits each, tool output excluded, as the CLI one-shot);
+* ``read_session`` ``{id, from?}`` → the ``view`` text of a session or ``#range``, within a read
+  budget of :data:`READ_BUDGET` bytes; a larger read is refused with ranges that fit.
+
+Inputs reject unknown fields; bad input (unknown harness or session, bad range, over budget) is a
+JSON-RPC invalid-params error. The SDK is an optional extra (``pip install 'txcript[mcp]'``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from txcript.shared.timeutil import format_offset
+
+READ_BUDGET = 100_000
+_SEARCH_LIMIT = 20
+_SEARCH_HITS = 3
+_MAX_SUGGESTED = 12
+
+INSTRUCTIONS = (
+    "Use list_sessions to browse local coding-agent sessions (page with limit/offset), "
+    "search_sessions to find what was said in them, and read_session for compact text. Append "
+    "#5-12 to an id to read a range of messages; reads over the budget come back with suggested "
+    "ranges. Leaving out from/cwd includes every harness and directory."
+)
+
+
+class ListArgs(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
+    from_: str | None = None
+    cwd: str | None = None
+    limit: int | None = msgspec.field(default=None)
+    offset: int = 0
+
+
+class SearchArgs(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
+    pattern: str
+    from_: str | None = None
+    cwd: str | None = None
+
+
+class ReadArgs(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
+    id: str
+    from_: str | None = None
+
+
+_STRING = {"type": "string"}
+_COUNT = {"type": "integer", "minimum": 0}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "list_sessions": {
+        "type": "object",
+        "properties": {
+            "from": {**_STRING, "description": "Harness id or alias (default: every harness)."},
+            "cwd": {**_STRING, "description": "Only sessions whose cwd is this dir or under it."},
+            "limit": {**_COUNT, "description": "At most this many sessions."},
+            "offset": {**_COUNT, "description": "Skip this many sessions first."},
+        },
+        "additionalProperties": False,
+    },
+    "search_sessions": {
+        "type": "object",
+        "properties": {
+            "pattern": {
+                **_STRING,
+                "description": "Words that must all match one line, fuzzily; 'exact, ^prefix, "
+                "suffix$ and !not narrow it.",
+            },
+            "from": _STRING,
+            "cwd": _STRING,
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    },
+    "read_session": {
+        "type": "object",
+        "properties": {
+            "id": {
+                **_STRING,
+                "description": "Session id, unique id prefix or exact title, optionally with "
+                "#N-M to read a range of messages.",
+            },
+            "from": _STRING,
+        },
+        "required": ["id"],
+        "additionalProperties": False,
+    },
+}
+_TITLES = {
+    "list_sessions": ("List sessions", "Local coding-agent sessions, newest first."),
+    "search_sessions": ("Search sessions", "Find sessions by what was said in them."),
+    "read_session": ("Read session", "A session (or #range) as compact, readable text."),
+}
+
+
+class InvalidParams(Exception):
+    """A tool call's input is wrong (becomes JSON-RPC invalid params)."""
+
+
+def _decode(kind: type[Any], arguments: dict[str, Any] | None) -> Any:
+    try:
+        value = msgspec.convert(arguments or {}, kind)
+    except msgspec.ValidationError as exc:
+        raise InvalidParams(str(exc)) from None
+    for name in ("limit", "offset"):
+        number = getattr(value, name, None)
+        if isinstance(number, int) and number < 0:
+            raise InvalidParams(f"`{name}` must be 0 or more")
+    return value
+
+
+def summary(session: Any) -> dict[str, Any]:
+    return {
+        "harness": session.harness,
+        "id": session.meta_id,
+        "timestamp": format_offset(session.timestamp),
+        "title": session.title,
+        "cwd": session.cwd,
+        "git_branch": session.git_branch,
+        "model": session.model,
+    }
+
+
+def _harnesses(name: str | None) -> tuple[str, ...]:
+    from txcript import harnesses
+
+    if name is None:
+        return ()
+    return (harnesses.canonical_id(name),)
+
+
+def list_sessions(args: ListArgs) -> dict[str, Any]:
+    from txcript.sessions import discover
+
+    sessions = discover(_harnesses(args.from_), cwd=args.cwd)
+    offset = min(args.offset, len(sessions))
+    end = len(sessions) if args.limit is None else offset + args.limit
+    return {
+        "total": len(sessions),
+        "offset": offset,
+        "sessions": [summary(s) for s in sessions[offset:end]],
+    }
+
+
+def search_sessions(args: SearchArgs) -> dict[str, Any]:
+    from txcript.search import find
+
+    matches = find(
+        args.pattern,
+        _harnesses(args.from_),
+        cwd=args.cwd,
+        limit=_SEARCH_LIMIT,
+        hits_per_session=_SEARCH_HITS,
+    )
+    return {
+        "matches": [
+            {
+                "session": summary(m.session),
+                "score": m.score,
+                "hits": [
+                    {
+                        "span": {
+                            "start": 0 if h.message is None else h.message,
+                            "end": 0 if h.message is None else h.message + 1,
+                        },
+                        "block": h.block,
+                        "origin": h.origin,
+                        "line": h.line,
+                        "score": h.score,
+                    }
+                    for h in m.hits
+                ],
+            }
+            for m in matches
+        ]
+    }
+
+
+def read_session(args: ReadArgs) -> str:
+    from txcript.fragment import Span, split_fragment
+    from txcript.sessions import open_reference
+    from txcript.view import render
+
+    opened = open_reference(args.id, args.from_)
+    span = opened.span()
+    text = render(opened.transcript, span)
+    size = len(text.encode("utf-8"))
+    if size <= READ_BUDGET or span.end - span.start <= 1:
+        return text
+    source, _ = split_fragment(args.id)
+    ranges, start, used = [], span.start, 0
+    for index in range(span.start, span.end):
+        cost = len(render(opened.transcript, Span(index, index + 1)).encode("utf-8"))
+        if index > start and used + cost > READ_BUDGET:
+            ranges.append((start, index))
+            start, used = index, 0
+        used += cost
+    ranges.append((start, span.end))
+    shown = [f"`{source}#{a + 1}-{b}`" if b - a > 1 else f"`{source}#{a + 1}`" for a, b in ranges]
+    more = ", …" if len(shown) > _MAX_SUGGESTED else ""
+    raise InvalidParams(
+        f"session `{source}` renders to {size} bytes, over the {READ_BUDGET}-byte read budget "
+        f"— read it in ranges: {', '.join(shown[:_MAX_SUGGESTED])}{more}"
+    )
+
+
+def call(name: str, arguments: dict[str, Any] | None) -> tuple[str, Any]:
+    """Run a tool: ``("text", str)`` or ``("json", value)``; raise :class:`InvalidParams`."""
+    from txcript.errors import BadInput
+
+    try:
+        if name == "list_sessions":
+            return "json", list_sessions(_decode(ListArgs, arguments))
+        if name == "search_sessions":
+            return "json", search_sessions(_decode(SearchArgs, arguments))
+        if name == "read_session":
+            return "text", read_session(_decode(ReadArgs, arguments))
+    except BadInput as exc:
+        raise InvalidParams(str(exc)) from None
+    raise InvalidParams(f"unknown tool `{name}`")
+
+
+def serve() -> None:
+    """Serve over stdio until the client closes the connection."""
+    import json
+    import warnings
+
+    import anyio
+    import mcp_types as types
+    from mcp.server import Server
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.exceptions import MCPError
+
+    from txcript import __version__
+    from txcript.diagnostics import TranscriptWarning
+
+    warnings.simplefilter("ignore", TranscriptWarning)  # stdout is the wire; warnings are noise
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=name,
+                    title=_TITLES[name][0],
+                    description=_TITLES[name][1],
+                    input_schema=schema,
+                    annotations=types.ToolAnnotations(
+                        title=_TITLES[name][0], read_only_hint=True, open_world_hint=False
+                    ),
+                )
+                for name, schema in SCHEMAS.items()
+            ]
+        )
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            kind, value = await anyio.to_thread.run_sync(call, params.name, params.arguments)
+        except InvalidParams as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        except Exception as exc:
+            raise MCPError(types.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}") from None
+        if kind == "text":
+            return types.CallToolResult(content=[types.TextContent(type="text", text=value)])
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(value, ensure_ascii=False))],
+            structured_content=value,
+        )
+
+    server: Server[Any] = Server(
+        "txcript",
+        version=__version__,
+        title="txcript session server",
+        description="Find, search, and read local coding-agent sessions",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,92 @@
+"""Finding sessions by what was said in them: line extraction, the index, patterns, queries.
+
+The one entry point front ends need is :func:`find`: it discovers sessions, brings the
+persistent index up to date (reading only changed sessions), and runs the pattern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from txcript.harnesses.base import Discovered
+from txcript.search.index import Index, Progress, UpdateStats, open_index
+from txcript.search.lines import DEFAULT_ORIGINS, ORIGINS, Line, extract
+from txcript.search.pattern import Pattern
+from txcript.search.query import Hit, SessionMatch, search
+
+__all__ = [
+    "DEFAULT_ORIGINS",
+    "ORIGINS",
+    "Hit",
+    "Index",
+    "Line",
+    "Pattern",
+    "SessionMatch",
+    "UpdateStats",
+    "extract",
+    "find",
+    "indexed_sessions",
+    "open_index",
+    "search",
+]
+
+
+def indexed_sessions(
+    index: Index,
+    harness_names: Sequence[str] = (),
+    *,
+    cwd: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    progress: Progress | None = None,
+) -> list[Discovered]:
+    """Discover sessions, bring ``index`` up to date with them, and return those matching the
+    filters (newest first). The update covers every session of the harnesses asked for, so
+    sessions that are gone are pruned even when the filters would hide them."""
+    from txcript import harnesses
+    from txcript.sessions import discover, is_under
+
+    every = discover(harness_names)
+    scope = {harnesses.canonical_id(n) for n in harness_names} if harness_names else None
+    index.update(every, scope=scope, progress=progress)
+    return [
+        s
+        for s in every
+        if (cwd is None or (s.cwd is not None and is_under(s.cwd, cwd)))
+        and (since is None or s.timestamp >= since)
+        and (until is None or s.timestamp <= until)
+    ]
+
+
+def find(
+    pattern: str,
+    harness_names: Sequence[str] = (),
+    *,
+    cwd: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    origins: frozenset[str] = DEFAULT_ORIGINS,
+    limit: int = 20,
+    hits_per_session: int = 3,
+    progress: Progress | None = None,
+    index: Index | None = None,
+) -> list[SessionMatch]:
+    """Sessions matching ``pattern`` (every session, newest first, when it is empty)."""
+    own = index is None
+    index = open_index() if index is None else index
+    try:
+        chosen = indexed_sessions(
+            index, harness_names, cwd=cwd, since=since, until=until, progress=progress
+        )
+        return search(
+            index,
+            chosen,
+            pattern,
+            origins=origins,
+            limit=limit,
+            hits_per_session=hits_per_session,
+        )
+    finally:
+        if own:
+            index.close()

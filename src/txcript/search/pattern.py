@@ -1,0 +1,197 @@
+"""The query pattern: fzf-style atoms that must all match one line, and how a line is scored.
+
+* The pattern is split on spaces into **atoms** (``\\ `` keeps a space inside an atom). A plain
+  atom is a **fuzzy** subsequence match; ``'word`` an exact substring; ``^word`` a prefix of the
+  line; ``word$`` a suffix; ``!word`` (also ``!^word``, ``!word$``) a line that must NOT match.
+* **Smart case**: case-insensitive unless the pattern holds an uppercase character.
+  **Diacritics are folded** for fuzzy atoms (``cafe`` finds ``café``).
+* **Score**: each positive atom scores up to :data:`ATOM_MAX` (an exact, prefix or suffix match
+  scores the maximum; a fuzzy one its partial-ratio similarity from rapidfuzz, so a contiguous
+  occurrence scores the maximum and a gapped one less). A line in which the whole trimmed pattern
+  appears literally (same case rule) gains :data:`LITERAL_BONUS`, so literal lines always rank
+  above gapped ones. Highlights are character offsets into the line.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import LCSseq
+
+LITERAL_BONUS = 1 << 16
+ATOM_MAX = 10_000
+#: Fuzzy scores of all atoms together stay below the literal bonus.
+_FUZZY_CAP = LITERAL_BONUS - 1
+
+
+@lru_cache(maxsize=65536)
+def fold(text: str) -> str:
+    """Lower case with Latin diacritics removed; one output character per input character."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered if len(lowered) == len(text) else text
+    out = []
+    for ch in lowered:
+        base = unicodedata.normalize("NFD", ch)[0] if not ch.isascii() else ch
+        out.append(base)
+    folded = "".join(out)
+    return folded if len(folded) == len(text) else text
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    kind: str  # "fuzzy" | "exact" | "prefix" | "suffix" | "line"
+    text: str
+    negated: bool = False
+
+
+def _split_atoms(pattern: str) -> list[str]:
+    atoms, current, escaped = [], [], False
+    for ch in pattern:
+        if escaped:
+            current.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == " ":
+            if current:
+                atoms.append("".join(current))
+                current = []
+        else:
+            current.append(ch)
+    if escaped:
+        current.append("\\")
+    if current:
+        atoms.append("".join(current))
+    return atoms
+
+
+def _atom(raw: str) -> Atom | None:
+    negated = raw.startswith("!")
+    body = raw[1:] if negated else raw
+    if body.startswith("'"):
+        kind, body = "exact", body[1:]
+    elif body.startswith("^") and body.endswith("$") and len(body) > 1:
+        kind, body = "line", body[1:-1]
+    elif body.startswith("^"):
+        kind, body = "prefix", body[1:]
+    elif body.endswith("$") and len(body) > 1:
+        kind, body = "suffix", body[:-1]
+    else:
+        kind = "exact" if negated else "fuzzy"
+    if not body:
+        return None
+    return Atom(kind, body, negated)
+
+
+@dataclass(frozen=True, slots=True)
+class LineMatch:
+    score: int
+    #: (start, end) character spans to highlight, sorted, non-overlapping.
+    highlights: tuple[tuple[int, int], ...]
+
+
+class Pattern:
+    """A parsed pattern; :meth:`match` scores one line (None when it does not match)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.literal = text.strip()
+        self.case_sensitive = any(ch.isupper() for ch in text)
+        self.atoms = tuple(a for a in (_atom(raw) for raw in _split_atoms(text)) if a)
+        self.positive = tuple(a for a in self.atoms if not a.negated)
+        self.negative = tuple(a for a in self.atoms if a.negated)
+
+    @property
+    def empty(self) -> bool:
+        return not self.atoms
+
+    def _case(self, text: str) -> str:
+        return text if self.case_sensitive else text.lower()
+
+    def _fuzzy_form(self, text: str) -> str:
+        return text if self.case_sensitive else fold(text)
+
+    def literal_needles(self) -> list[str]:
+        """Substrings every matching line contains in folded form (for index narrowing)."""
+        return [fold(a.text) for a in self.positive]
+
+    def match(self, line: str) -> LineMatch | None:
+        if not self.atoms:
+            return None
+        cased = self._case(line)
+        for atom in self.negative:
+            if _plain(atom, cased, self._case(atom.text)) is not None:
+                return None
+        score = 0
+        spans: list[tuple[int, int]] = []
+        for atom in self.positive:
+            if atom.kind == "fuzzy":
+                found = _fuzzy(self._fuzzy_form(atom.text), self._fuzzy_form(line))
+            else:
+                found = _plain(atom, cased, self._case(atom.text))
+            if found is None:
+                return None
+            atom_score, atom_spans = found
+            score += atom_score
+            spans.extend(atom_spans)
+        score = min(score, _FUZZY_CAP)
+        if self.literal:
+            literal = self._case(self.literal)
+            at = cased.find(literal)
+            if at >= 0:
+                score += LITERAL_BONUS
+                spans = [(at, at + len(literal))]
+        return LineMatch(score, _merge(spans))
+
+
+def _plain(atom: Atom, line: str, needle: str) -> tuple[int, list[tuple[int, int]]] | None:
+    if atom.kind == "prefix":
+        return (ATOM_MAX, [(0, len(needle))]) if line.startswith(needle) else None
+    if atom.kind == "suffix":
+        end = len(line)
+        return (ATOM_MAX, [(end - len(needle), end)]) if line.endswith(needle) else None
+    if atom.kind == "line":
+        return (ATOM_MAX, [(0, len(line))]) if line == needle else None
+    at = line.find(needle)
+    return None if at < 0 else (ATOM_MAX, [(at, at + len(needle))])
+
+
+def _fuzzy(needle: str, line: str) -> tuple[int, list[tuple[int, int]]] | None:
+    if len(needle) > len(line) or LCSseq.similarity(needle, line) < len(needle):
+        return None
+    at = line.find(needle)
+    if at >= 0:
+        return ATOM_MAX, [(at, at + len(needle))]
+    aligned = fuzz.partial_ratio_alignment(needle, line)
+    score = int(aligned.score * (ATOM_MAX - 1) / 100) if aligned else 0
+    return score, _subsequence_spans(needle, line)
+
+
+def _subsequence_spans(needle: str, line: str) -> list[tuple[int, int]]:
+    """The leftmost occurrence of ``needle`` as a subsequence, as spans of consecutive hits."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for ch in needle:
+        position = line.find(ch, position)
+        if position < 0:
+            return spans
+        if spans and spans[-1][1] == position:
+            spans[-1] = (spans[-1][0], position + 1)
+        else:
+            spans.append((position, position + 1))
+        position += 1
+    return spans
+
+
+def _merge(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return tuple(merged)

@@ -1,0 +1,148 @@
+"""``txcript mcp`` through the official MCP SDK's own client over stdio."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from searchfixtures import save_claude, transcript
+
+from txcript import model as m
+
+pytest.importorskip("mcp")
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+INVALID_PARAMS = -32602
+SMALL = "88888888-8888-4888-8888-888888888888"
+BIG = "99999999-9999-4999-8999-999999999999"
+
+
+def _big() -> m.Transcript:
+    start = datetime(2026, 11, 3, tzinfo=UTC)
+    messages = tuple(
+        m.Message(
+            role="user" if i % 2 == 0 else "assistant",
+            content=(m.Text(f"message {i} " + "x" * 9000),),
+            timestamp=start + timedelta(seconds=i),
+        )
+        for i in range(30)
+    )
+    return m.Transcript(meta=m.Meta(id=BIG, timestamp=start, cwd="/w"), messages=messages)
+
+
+def _session(tmp_path: Path, body: Any) -> Any:
+    env = dict(
+        os.environ,
+        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
+        TXCRIPT_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    params = StdioServerParameters(command=sys.executable, args=["-m", "txcript", "mcp"], env=env)
+
+    async def main() -> Any:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            return await body(client)
+
+    return anyio.run(main)
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Path:
+    save_claude(
+        tmp_path / "claude",
+        transcript(SMALL, [("user", "the auth bug again"), ("assistant", "fixed")], title="Auth"),
+    )
+    save_claude(tmp_path / "claude", _big())
+    return tmp_path
+
+
+def test_tools_are_listed_read_only_with_closed_schemas(stores: Path) -> None:
+    async def body(client: ClientSession) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = _session(stores, body)
+    assert [t.name for t in tools] == ["list_sessions", "search_sessions", "read_session"]
+    for tool in tools:
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.input_schema["additionalProperties"] is False
+
+
+def test_list_search_and_read(stores: Path) -> None:
+    async def body(client: ClientSession) -> Any:
+        first = await client.call_tool("list_sessions", {"limit": 1})
+        second = await client.call_tool("list_sessions", {"limit": 1, "offset": 1})
+        past = await client.call_tool("list_sessions", {"offset": 99})
+        found = await client.call_tool("search_sessions", {"pattern": "auth bug"})
+        read = await client.call_tool("read_session", {"id": f"{SMALL}#2"})
+        return first, second, past, found, read
+
+    first, second, past, found, read = _session(stores, body)
+    assert first.structured_content["total"] == 2
+    assert [s["id"] for s in first.structured_content["sessions"]] == [BIG]
+    assert [s["id"] for s in second.structured_content["sessions"]] == [SMALL]
+    assert set(first.structured_content["sessions"][0]) == {
+        "harness",
+        "id",
+        "timestamp",
+        "title",
+        "cwd",
+        "git_branch",
+        "model",
+    }
+    assert past.structured_content == {"total": 2, "offset": 2, "sessions": []}
+    match = found.structured_content["matches"][0]
+    assert match["session"]["id"] == SMALL
+    assert match["hits"][0]["span"] == {"start": 0, "end": 1}
+    assert match["hits"][0]["origin"] == "user"
+    text = read.content[0].text
+    assert "fragment=#2\nof=2\n" in text and "[assistant]\nfixed\n" in text
+
+
+def test_over_budget_read_is_refused_with_ranges_and_one_message_is_served(stores: Path) -> None:
+    async def body(client: ClientSession) -> Any:
+        try:
+            await client.call_tool("read_session", {"id": BIG})
+        except MCPError as exc:
+            refused = exc
+        else:
+            raise AssertionError("an over-budget read was served")
+        single = await client.call_tool("read_session", {"id": f"{BIG}#3"})
+        return refused, single
+
+    refused, single = _session(stores, body)
+    assert refused.code == INVALID_PARAMS
+    assert "over the 100000-byte read budget — read it in ranges: " in refused.message
+    assert f"`{BIG}#1-" in refused.message
+    assert "message 2 " in single.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("list_sessions", {"bogus": 1}, "unknown field `bogus`"),
+        ("search_sessions", {}, "missing required field `pattern`"),
+        ("list_sessions", {"from": "nope"}, "unknown harness `nope`"),
+        ("read_session", {"id": "zzz"}, "no local session matches `zzz`"),
+        ("read_session", {"id": f"{SMALL}#9"}, "out of bounds"),
+        ("list_sessions", {"limit": -1}, "limit"),
+    ],
+)
+def test_bad_input_is_invalid_params(
+    stores: Path, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    async def body(client: ClientSession) -> Any:
+        try:
+            await client.call_tool(tool, arguments)
+        except MCPError as exc:
+            return exc
+        raise AssertionError("accepted")
+
+    error = _session(stores, body)
+    assert error.code == INVALID_PARAMS and expected in error.message

@@ -1,0 +1,129 @@
+"""The picker in a real pseudo-terminal: type, move, Enter continues; Esc leaves the terminal
+as it found it."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+from searchfixtures import save_claude, transcript
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the picker needs a Unix terminal")
+
+FIRST = "12121212-1212-4121-8121-121212121212"
+SECOND = "34343434-3434-4343-8343-343434343434"
+
+
+def _spawn(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], int]:
+    leader, follower = pty.openpty()
+    os.set_blocking(leader, False)
+    recorder = tmp_path / "bin" / "claude"
+    recorder.parent.mkdir()
+    recorder.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {tmp_path}/argv\n')
+    recorder.chmod(0o755)
+    env = dict(
+        os.environ,
+        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
+        TXCRIPT_CACHE_DIR=str(tmp_path / "cache"),
+        PATH=f"{recorder.parent}:{os.environ['PATH']}",
+        TERM="xterm-256color",
+        COLUMNS="100",
+        LINES="20",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "txcript", "query", *args],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    os.close(follower)
+    return process, leader
+
+
+def _read_until(leader: int, needle: bytes, seconds: float = 20.0) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while needle not in seen:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never saw {needle!r}; screen so far: {seen[-800:]!r}")
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(leader, 65536)
+            except OSError:
+                break
+    return seen
+
+
+def _drain(leader: int, process: subprocess.Popen[bytes]) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + 20
+    while process.poll() is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(leader, 65536)
+            except OSError:
+                break
+    return seen
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Path:
+    root = tmp_path / "claude"
+    save_claude(root, transcript(FIRST, [("user", "refactor the billing module")], day=1))
+    save_claude(root, transcript(SECOND, [("user", "the auth bug is back")], title="Auth", day=2))
+    (tmp_path / "work").mkdir()
+    return tmp_path
+
+
+def test_type_move_and_enter_continues_the_pick(stores: Path) -> None:
+    process, leader = _spawn(stores)
+    try:
+        _read_until(leader, b"2/2")
+        os.write(leader, b"billing")
+        _read_until(leader, b"1 matches")
+        os.write(leader, b"\x1b[B\x1b[A\r")  # down, up (clamped), Enter
+        tail = _drain(leader, process)
+        assert process.wait(20) == 0, tail
+    finally:
+        os.close(leader)
+    assert (stores / "argv").read_text().splitlines() == ["--resume", FIRST]
+    assert b"\x1b[?1049l" in tail  # the alternate screen was left
+
+
+def test_escape_cancels_and_restores_the_terminal(stores: Path) -> None:
+    process, leader = _spawn(stores)
+    try:
+        before = termios.tcgetattr(leader)
+        _read_until(leader, b"2/2")
+        os.write(leader, b"\x1b")
+        tail = _drain(leader, process)
+        assert process.wait(20) == 0, tail
+        assert termios.tcgetattr(leader)[3] == before[3]  # local modes (echo, icanon) are back
+    finally:
+        os.close(leader)
+    assert not (stores / "argv").exists()
+    assert b"\x1b[?1049l" in tail
+
+
+def test_sigterm_exits_cleanly_and_restores_the_terminal(stores: Path) -> None:
+    process, leader = _spawn(stores)
+    try:
+        _read_until(leader, b"2/2")
+        process.terminate()
+        tail = _drain(leader, process)
+        assert process.wait(20) == 0, tail
+    finally:
+        os.close(leader)
+    assert b"\x1b[?1049l" in tail

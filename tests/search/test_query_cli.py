@@ -1,0 +1,115 @@
+"""``txcript query`` as a user runs it: exact JSON keys, human layout, no matches, completion."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from searchfixtures import save_claude, transcript
+
+from conftest import RunCli
+
+SID = "77777777-7777-4777-8777-777777777777"
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "TXCRIPT_CACHE_DIR": str(tmp_path / "c")}
+
+
+def test_query_json_has_exactly_the_contract_keys(run_cli: RunCli, tmp_path: Path) -> None:
+    save_claude(
+        tmp_path / "claude",
+        transcript(
+            SID,
+            [("user", "why does the auth bug come back?"), ("assistant", "a race")],
+            title="Auth",
+        ),
+    )
+    done = run_cli("query", "auth bug", "--json", env=_env(tmp_path))
+    assert done.code == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [set(row) for row in rows] == [{"harness", "id", "title", "score", "hits"}]
+    assert rows[0]["id"] == SID and rows[0]["harness"] == "claude_code"
+    assert [set(hit) for hit in rows[0]["hits"]] == [{"message", "origin", "line"}]
+    assert rows[0]["hits"] == [
+        {"message": 1, "origin": "user", "line": "why does the auth bug come back?"}
+    ]
+
+
+def test_query_human_output_and_no_matches(run_cli: RunCli, tmp_path: Path) -> None:
+    save_claude(
+        tmp_path / "claude", transcript(SID, [("user", "fix the parser\x1b]52;c;AAAA\x07")])
+    )
+    done = run_cli("query", "parser", env=_env(tmp_path))
+    assert done.code == 0, done.stderr
+    head, hit = done.stdout.splitlines()
+    assert head.startswith(f"claude_code  {SID}  2026-11-01 09:00  ")
+    assert hit.startswith("  [       user] fix the parser")
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    nothing = run_cli("query", "zzqqxx", env=_env(tmp_path))
+    assert (nothing.code, nothing.stdout) == (0, "no matches for `zzqqxx`\n")
+
+
+def test_tool_output_is_searched_only_when_asked(run_cli: RunCli, tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from txcript import model as m
+
+    t = datetime(2026, 11, 1, tzinfo=UTC)
+    item = m.Transcript(
+        meta=m.Meta(id=SID, timestamp=t, cwd="/w"),
+        messages=(
+            m.Message(role="user", content=(m.Text("run it"),), timestamp=t),
+            m.Message(
+                role="assistant",
+                content=(m.ToolUse(id="c1", tool=m.Bash(command="make")),),
+                timestamp=t,
+            ),
+            m.Message(
+                role="user",
+                content=(m.ToolResult(tool_use_id="c1", content="ECONNRESET at socket"),),
+                timestamp=t,
+            ),
+        ),
+    )
+    save_claude(tmp_path / "claude", item)
+    assert json.loads(run_cli("query", "ECONNRESET", "--json", env=_env(tmp_path)).stdout) == []
+    rows = json.loads(
+        run_cli(
+            "query", "ECONNRESET", "--origin", "tool_result", "--json", env=_env(tmp_path)
+        ).stdout
+    )
+    assert rows[0]["hits"][0]["origin"] == "tool_result"
+
+
+def test_without_a_pattern_and_a_terminal_it_says_to_pass_one(run_cli: RunCli) -> None:
+    done = run_cli("query")
+    assert done.code == 2
+    assert done.stderr == (
+        "txcript: error: interactive query needs a terminal (pass a pattern instead)\n"
+    )
+
+
+def test_completion_scripts_and_harness_and_session_completion(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    for shell in ("bash", "zsh", "fish"):
+        done = run_cli("completion", shell)
+        assert done.code == 0 and "_TXCRIPT_COMPLETE" in done.stdout, shell
+    save_claude(tmp_path / "claude", transcript(SID, [("user", "hello")]))
+    env = _env(tmp_path)
+    assert run_cli("query", "hello", env=env).code == 0  # builds the index
+    full = dict(os.environ, **env, COMP_WORDS="txcript view 7777", COMP_CWORD="2")
+    full["_TXCRIPT_COMPLETE"] = "bash_complete"
+    done = subprocess.run(
+        [sys.executable, "-m", "txcript"], env=full, capture_output=True, text=True, timeout=60
+    )
+    assert f"plain,{SID}" in done.stdout.splitlines()
+    full.update(COMP_WORDS="txcript list --from cla", COMP_CWORD="3")
+    done = subprocess.run(
+        [sys.executable, "-m", "txcript"], env=full, capture_output=True, text=True, timeout=60
+    )
+    assert "plain,claude_code" in done.stdout.splitlines()

@@ -1,0 +1,164 @@
+"""The index re-reads only what changed, prunes what is gone, and degrades instead of failing."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from searchfixtures import save_claude, transcript
+
+from txcript.search import find, indexed_sessions, open_index
+from txcript.sessions import discover
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "cursor_desktop"))
+import dbfixtures as fx
+
+
+@pytest.fixture(autouse=True)
+def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", str(tmp_path / "Cursor" / "User"))
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def _update() -> list[tuple[str, str, str]]:
+    index = open_index()
+    try:
+        return index.update(discover()).read_keys
+    finally:
+        index.close()
+
+
+def test_only_new_changed_and_gone_sessions_cost_a_read(stores: Path) -> None:
+    root = stores / "claude"
+    one = save_claude(root, transcript("11111111-1111-4111-8111-111111111111", [("user", "alpha")]))
+    save_claude(root, transcript("22222222-2222-4222-8222-222222222222", [("user", "beta")]))
+    assert len(_update()) == 2  # first build reads both
+    assert _update() == []  # nothing changed: nothing read
+
+    save_claude(root, transcript("33333333-3333-4333-8333-333333333333", [("user", "gamma")]))
+    assert [key[1] for key in _update()] == ["33333333-3333-4333-8333-333333333333"]
+
+    with one.open("a") as handle:  # an appended message changes size and mtime
+        handle.write(one.read_text().splitlines()[-1].replace("alpha", "alpha again") + "\n")
+    assert [key[1] for key in _update()] == ["11111111-1111-4111-8111-111111111111"]
+
+    one.unlink()
+    index = open_index()
+    try:
+        stats = index.update(discover())
+        assert (stats.read, stats.pruned) == (0, 1)
+        assert all(key[1] != "11111111-1111-4111-8111-111111111111" for key in index.docs())
+    finally:
+        index.close()
+
+
+def test_a_changed_cursor_last_updated_at_rereads_that_session_only(stores: Path) -> None:
+    database = stores / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    fx.app_3_16(database)
+    first = _update()
+    assert first, "the Cursor sessions were indexed"
+    assert _update() == []
+    conn = sqlite3.connect(database)
+    conn.execute(
+        "UPDATE composerHeaders SET lastUpdatedAt = lastUpdatedAt + 1 WHERE composerId = ?",
+        (fx.CID_A,),
+    )
+    conn.commit()
+    conn.close()
+    assert [key[1] for key in _update()] == [fx.CID_A]
+
+
+def test_a_corrupt_cache_degrades_to_an_in_memory_run_with_one_warning(stores: Path) -> None:
+    save_claude(
+        stores / "claude",
+        transcript("44444444-4444-4444-8444-444444444444", [("user", "the auth bug")]),
+    )
+    cache = stores / "cache"
+    cache.mkdir()
+    (cache / "search.sqlite3").write_bytes(b"this is not a database" * 100)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = find("auth bug")
+    assert [m.session.meta_id for m in found] == ["44444444-4444-4444-8444-444444444444"]
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and "search cache unavailable" in messages[0]
+
+
+def test_a_read_only_cache_dir_degrades_with_one_warning(stores: Path) -> None:
+    if os.name != "posix" or os.geteuid() == 0:
+        pytest.skip("root ignores directory permissions")
+    cache = stores / "cache"
+    cache.mkdir()
+    cache.chmod(0o500)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert find("anything") == []
+        assert len(caught) == 1 and "cache unavailable" in str(caught[0].message)
+    finally:
+        cache.chmod(0o700)
+
+
+def test_a_cache_path_that_is_a_directory_degrades_with_one_warning(stores: Path) -> None:
+    """Works as root too: the cache file's place is taken by a directory."""
+    (stores / "cache" / "search.sqlite3").mkdir(parents=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert find("anything") == []
+    assert len(caught) == 1 and "search cache unavailable" in str(caught[0].message)
+
+
+def test_a_new_index_format_discards_the_old_index(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_claude(
+        stores / "claude", transcript("55555555-5555-4555-8555-555555555555", [("user", "x")])
+    )
+    assert len(_update()) == 1
+    from txcript.search import index as index_module
+
+    monkeypatch.setattr(index_module, "FORMAT", "search-test-next")
+    assert len(_update()) == 1  # rebuilt from scratch
+
+
+def test_ranking_literal_first_then_newest_then_hits_in_transcript_order(stores: Path) -> None:
+    root = stores / "claude"
+    save_claude(
+        root, transcript("aaaaaaaa-0000-4000-8000-000000000001", [("user", "a u t h bug")], day=5)
+    )
+    save_claude(
+        root, transcript("aaaaaaaa-0000-4000-8000-000000000002", [("user", "old auth bug")], day=1)
+    )
+    save_claude(
+        root, transcript("aaaaaaaa-0000-4000-8000-000000000003", [("user", "new auth bug")], day=3)
+    )
+    save_claude(
+        root,
+        transcript(
+            "aaaaaaaa-0000-4000-8000-000000000004",
+            [("user", "auth bug one"), ("assistant", "unrelated"), ("user", "auth bug two")],
+            day=2,
+        ),
+    )
+    found = find("auth bug")
+    assert [m.session.meta_id[-1] for m in found] == ["3", "4", "2", "1"]
+    assert [h.line for h in found[1].hits] == ["auth bug one", "auth bug two"]
+    assert [h.message for h in found[1].hits] == [0, 2]
+
+
+def test_filters_hide_sessions_but_do_not_prune_them(stores: Path) -> None:
+    save_claude(
+        stores / "claude", transcript("66666666-6666-4666-8666-666666666666", [("user", "x")])
+    )
+    index = open_index()
+    try:
+        assert indexed_sessions(index, cwd="/elsewhere") == []
+        assert len(index.docs()) == 1
+    finally:
+        index.close()

@@ -1,0 +1,71 @@
+"""The pattern language: atoms, operators, smart case, diacritics, and how lines rank."""
+
+from __future__ import annotations
+
+from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, Pattern
+
+
+def matches(pattern: str, line: str) -> bool:
+    return Pattern(pattern).match(line) is not None
+
+
+def score(pattern: str, line: str) -> int:
+    found = Pattern(pattern).match(line)
+    assert found is not None, (pattern, line)
+    return found.score
+
+
+def test_every_atom_must_match_the_same_line() -> None:
+    assert matches("auth bug", "fixed the oauth bug today")
+    assert not matches("auth bug", "fixed the oauth problem")
+
+
+def test_a_plain_atom_is_a_fuzzy_subsequence() -> None:
+    assert matches("tstprs", "test the parser")
+    assert not matches("tstprsz", "test the parser")
+
+
+def test_exact_prefix_suffix_and_negation() -> None:
+    assert matches("'uth", "oauth") and not matches("'uht", "oauth")
+    assert matches("^fix", "fix the parser") and not matches("^fix", "we fix it")
+    assert matches("parser$", "fix the parser") and not matches("parser$", "parser fixed")
+    assert matches("fix !test", "fix the parser") and not matches("fix !test", "fix the test")
+    assert not matches("!^fix parser", "fix the parser")
+    assert matches("!parser$ fix", "parser fix")
+
+
+def test_escaped_space_keeps_one_atom() -> None:
+    assert matches("'a\\ b", "x a b y") and not matches("'a\\ b", "a x b")
+
+
+def test_smart_case() -> None:
+    assert matches("parser", "The PARSER broke")
+    assert not matches("Parser", "the parser broke")
+    assert matches("Parser", "The Parser broke")
+
+
+def test_diacritics_fold_in_fuzzy_mode_only() -> None:
+    assert matches("cafe", "un café noir")
+    assert matches("resume", "Résumé attached")
+    assert not matches("'cafe", "un café noir")
+
+
+def test_a_literal_line_beats_any_gapped_line() -> None:
+    literal = score("auth bug", "the auth bug")
+    gapped = score("auth bug", "a u t h  b u g and more words")
+    assert literal >= LITERAL_BONUS > gapped
+
+
+def test_contiguous_atoms_score_the_maximum_and_gapped_ones_less() -> None:
+    assert score("bug auth", "auth: the bug") == 2 * ATOM_MAX
+    assert score("bug auth", "a-u-t-h the bug") < 2 * ATOM_MAX
+
+
+def test_highlights_are_character_offsets() -> None:
+    found = Pattern("café").match("ünïcode café here")
+    assert found is not None and found.highlights == ((8, 12),)
+
+
+def test_empty_and_blank_patterns_match_nothing_per_line() -> None:
+    assert Pattern("").empty and Pattern("   ").empty
+    assert Pattern("").match("anything") is None
