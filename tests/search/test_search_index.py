@@ -162,3 +162,34 @@ def test_filters_hide_sessions_but_do_not_prune_them(stores: Path) -> None:
         assert len(index.docs()) == 1
     finally:
         index.close()
+
+
+def test_an_interrupted_first_build_keeps_what_it_finished(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl-c during a first build over a large store: the finished batches stay, the index
+    opens afterwards, and the next update reads only what the interrupted one had not stored."""
+    from txcript.search import index as index_module
+
+    root = stores / "claude"
+    for n in range(6):
+        save_claude(
+            root, transcript(f"bbbbbbbb-0000-4000-8000-00000000000{n}", [("user", f"s{n}")])
+        )
+    monkeypatch.setattr(index_module, "_BATCH_SESSIONS", 2)
+    real = index_module._read_lines
+    calls = {"n": 0}
+
+    def interrupted(session: object) -> object:
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt
+        return real(session)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_module, "_read_lines", interrupted)
+    index = open_index()
+    with pytest.raises(KeyboardInterrupt):
+        index.update(discover())
+    index.close()
+    monkeypatch.setattr(index_module, "_read_lines", real)
+    assert len(_update()) == 2  # four were committed in two batches before the interrupt
