@@ -183,9 +183,12 @@ def _sniff_lines(text: str, limit: int = 20) -> Harness[Any] | None:
 
 
 def _sniff_order() -> list[Harness[Any]]:
-    """The interchange formats first: they are what documents usually are."""
-    first = [harnesses.get("common"), harnesses.get("simple")]
-    return first + [h for h in harnesses.implemented() if h not in first]
+    """Common first (what documents usually are), Simple last: its sniff takes any object with a
+    ``messages`` list, which a harness's own document (a legacy Gemini chat) can also be, and the
+    harnesses' sniffs match their exact shapes."""
+    common, simple = harnesses.get("common"), harnesses.get("simple")
+    middle = [h for h in harnesses.implemented() if h not in (common, simple)]
+    return [common, *middle, simple]
 
 
 def read_document(path: str, harness_name: str | None = None) -> Document:
