@@ -38,7 +38,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
     ),
     HarnessInfo("codex", "Codex", (), "txcript.harnesses.codex:Codex"),
     HarnessInfo("opencode", "OpenCode", ("open_code",), None),
-    HarnessInfo("gemini", "Gemini CLI", ("gemini_cli",), None),
+    HarnessInfo("gemini", "Gemini CLI", ("gemini_cli",), "txcript.harnesses.gemini:Gemini"),
     HarnessInfo("pi", "pi", (), None),
     HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build"), None),
     HarnessInfo("simple", "Simple document", ("simple_json",), "txcript.harnesses.simple:Simple"),

@@ -1,0 +1,337 @@
+"""The Gemini CLI store: chat files under ``~/.gemini/tmp/<project>/chats/``.
+
+**Root.** ``~/.gemini``; ``GEMINI_CLI_HOME`` replaces the home directory (the store is then
+``$GEMINI_CLI_HOME/.gemini``). ``--out DIR`` names the ``.gemini`` directory itself.
+
+**Layout.** ``tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of id>.jsonl`` (or a legacy
+``.json``) is a main chat; ``tmp/<project>/chats/<parent session id>/<id>.json(l)`` is a sub-agent
+chat. ``<project>`` is a slug or the sha256 of the root (see :mod:`.projects`); a project's root
+comes from its ``.project_root``, else from ``projects.json``, else from the ``projectHash`` the
+chat records.
+
+**Discovery** walks every project's ``chats/`` (and one level of sub-agent directories) without
+following directory symlinks, reads each chat through
+:func:`~txcript.shared.files.read_regular` (regular files only, size-capped), decides its form by
+content, and derives its Meta with the same :func:`~.codec.meta_of` a load uses. A session found
+twice — in a sha256 directory and in the slug directory that replaced it — is listed once: the
+copy updated last, the slug one on a tie. Sub-agent chats are listed as their own sessions with
+``parent`` set.
+
+**Saving** is all or nothing and never replaces a chat without ``force``: the project is
+registered first (``projects.json`` entry and ``.project_root`` marker, only when missing; a
+registry that does not parse is never touched), the chat file last; a failure undoes every step.
+
+**Deleting** backs the chat file up (:func:`txcript.shared.backups.create_files`) and removes it;
+only chat files inside ``tmp/`` (links resolved) are deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from txcript.diagnostics import TranscriptWarning
+from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError, Unconvertible
+from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.shared import backups
+from txcript.shared.files import (
+    MAX_SESSION_FILE_BYTES,
+    Undo,
+    decode_lossless,
+    file_fingerprints,
+    modified_at,
+    read_regular,
+)
+from txcript.shared.ids import check_session_id
+from txcript.shared.jsonutil import dumps_pretty
+from txcript.shared.text import scrub
+from txcript.shared.timeutil import format_rfc3339, now, parse_rfc3339
+
+from . import projects
+from .codec import meta_of
+from .native import HARNESS, GeminiSession, parse, render, replay
+
+ENV_OVERRIDE = "GEMINI_CLI_HOME"
+_SUFFIXES = (".jsonl", ".json")
+#: A copy whose last update is older than this may be pruned by Gemini's session retention.
+_RETENTION_NOTE_AGE = timedelta(days=1)
+
+
+def default_root() -> Path | None:
+    """``$GEMINI_CLI_HOME/.gemini`` when set and non-empty, else ``~/.gemini``, else None."""
+    override = os.environ.get(ENV_OVERRIDE)
+    if override:
+        return Path(override) / ".gemini"
+    home = home_dir()
+    return None if home is None else home / ".gemini"
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    path: Path
+    project: Path
+    parent: str | None
+
+
+def _entries(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as listing:
+            return sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _is_chat_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.name.endswith(_SUFFIXES) and entry.is_file()
+    except OSError:
+        return False
+
+
+class GeminiStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tmp = root / "tmp"
+
+    # -- files ------------------------------------------------------------------------------
+    def _chat_files(self) -> Iterator[_Found]:
+        for project in _entries(self.tmp):
+            if not _is_dir(project):
+                continue
+            chats = Path(project.path, "chats")
+            if chats.is_symlink() or not chats.is_dir():
+                continue
+            for entry in _entries(chats):
+                if _is_chat_file(entry):
+                    yield _Found(Path(entry.path), Path(project.path), None)
+                elif _is_dir(entry):
+                    for child in _entries(Path(entry.path)):
+                        if _is_chat_file(child):
+                            yield _Found(Path(child.path), Path(project.path), entry.name)
+
+    def _place(self, path: Path) -> tuple[Path | None, str | None]:
+        """The project directory and the parent session id a chat file's location implies."""
+        parent = path.parent
+        if parent.name == "chats":
+            return parent.parent, None
+        if parent.parent.name == "chats":
+            return parent.parent.parent, parent.name
+        return None, None
+
+    def _read(
+        self, path: Path, project: Path | None, parent: str | None, registry: projects.Registry
+    ) -> GeminiSession:
+        data = read_regular(path, limit=MAX_SESSION_FILE_BYTES)
+        native = parse(decode_lossless(data), label=str(path))
+        stem = path.name.rsplit(".", 1)[0]
+        return replace(
+            native,
+            cwd=self._cwd(native, project, registry),
+            parent_id=parent,
+            fallback_id=stem,
+        )
+
+    def _cwd(
+        self, native: GeminiSession, project: Path | None, registry: projects.Registry
+    ) -> str | None:
+        if project is not None:
+            found = projects.read_marker(project) or registry.root_of(project.name)
+            if found is not None:
+                return found
+        head = native.lines[0].value if native.lines else None
+        project_hash = head.get("projectHash") if isinstance(head, dict) else None
+        if isinstance(project_hash, str):
+            return registry.root_with_hash(project_hash)
+        return None
+
+    # -- discovery --------------------------------------------------------------------------
+    def discover(self) -> list[Discovered]:
+        registry = projects.read_registry(self.root, strict=False)
+        best: dict[tuple[str, str, str | None], tuple[tuple[object, ...], Discovered]] = {}
+        unkeyed: list[Discovered] = []
+        for found in self._chat_files():
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", TranscriptWarning)
+                    native = self._read(found.path, found.project, found.parent, registry)
+                    chat = replay(native)
+                stat = found.path.stat()
+            except (TxcriptError, OSError):
+                continue
+            meta = meta_of(native, chat)
+            entry = Discovered.from_meta(
+                HARNESS,
+                str(found.path),
+                meta,
+                updated_at=modified_at(stat),
+                parent=found.parent,
+            )
+            if not meta.id:
+                unkeyed.append(entry)
+                continue
+            project_hash = chat.header.get("projectHash")
+            project_key = project_hash if isinstance(project_hash, str) else (meta.cwd or "")
+            key = (project_key, meta.id, found.parent)
+            updated = parse_rfc3339(chat.header.get("lastUpdated")) or meta.timestamp
+            rank = (
+                updated,
+                not projects.is_hash_dir(found.project.name),
+                found.path.suffix == ".jsonl",
+            )
+            held = best.get(key)
+            if held is None or rank > held[0]:
+                best[key] = (rank, entry)
+        return [entry for _, entry in best.values()] + unkeyed
+
+    # -- load / save ------------------------------------------------------------------------
+    def load(self, reference: str) -> GeminiSession:
+        path = Path(reference)
+        if not os.path.lexists(path):
+            raise BadInput(f"no Gemini chat at {reference}")
+        project, parent = self._place(path)
+        registry = projects.read_registry(self.root, strict=False)
+        return self._read(path, project, parent, registry)
+
+    def target(self, native: GeminiSession, slug: str) -> Path:
+        meta = meta_of(native)
+        session_id = check_session_id(meta.id)
+        suffix = ".json" if native.legacy else ".jsonl"
+        chats = self.tmp / slug / "chats"
+        if native.parent_id is not None:
+            return chats / check_session_id(native.parent_id) / f"{session_id}{suffix}"
+        t = meta.timestamp
+        clock = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}-{t.minute:02d}"
+        return chats / f"session-{clock}-{session_id[:8]}{suffix}"
+
+    def _same_session(self, directory: Path, session_id: str) -> list[Path]:
+        """Chat files in ``directory`` that hold ``session_id``."""
+        held = []
+        for entry in _entries(directory):
+            if not _is_chat_file(entry):
+                continue
+            if session_id[:8] not in entry.name:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", TranscriptWarning)
+                    data = read_regular(entry.path, limit=MAX_SESSION_FILE_BYTES)
+                    header = replay(parse(decode_lossless(data))).header
+            except (TxcriptError, OSError):
+                continue
+            if header.get("sessionId") == session_id:
+                held.append(Path(entry.path))
+        return held
+
+    def save(self, native: GeminiSession, *, force: bool = False) -> Saved:
+        meta = meta_of(native)
+        session_id = check_session_id(meta.id)
+        if not native.cwd:
+            raise Unconvertible(
+                HARNESS,
+                "the session has no working directory, and Gemini files chats by project "
+                "(pass --cwd DIR)",
+            )
+        root_dir = projects.normalized(native.cwd)
+        registry = projects.read_registry(self.root, strict=True)
+        slug = registry.projects.get(root_dir) or projects.claim_slug(registry, self.tmp, root_dir)
+        path = self.target(native, slug)
+        existing = self._same_session(path.parent, session_id)
+        if existing and not force:
+            raise BadInput(
+                f"Gemini already holds a chat `{scrub(session_id)}` at {existing[0]}; "
+                "refusing to overwrite it (pass --force to replace it)"
+            )
+        for other in existing:
+            if other.suffix == path.suffix:
+                path = other  # replace it in place: one file per chat
+            elif other != path:
+                raise StoreError(
+                    f"Gemini holds chat `{scrub(session_id)}` in the other file form at {other}; "
+                    "delete it first"
+                )
+        try:
+            data = render(native).encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError as exc:
+            raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
+        project = self.tmp / slug
+        undo = Undo()
+        try:
+            undo.make_dirs(path.parent)
+            if projects.read_marker(project) is None:
+                undo.write(project / projects.MARKER, root_dir.encode("utf-8", "surrogateescape"))
+            if registry.projects.get(root_dir) != slug:
+                document = dict(registry.document)
+                listed = dict(registry.projects)
+                listed[root_dir] = slug
+                document["projects"] = listed
+                text = dumps_pretty(document)
+                undo.write(registry.path, text.encode("utf-8", "surrogateescape"))
+            undo.write(path, data)
+        except BaseException:
+            undo.run()
+            raise
+        return Saved(
+            id=session_id, reference=str(path), location=str(path), notes=self._notes(native)
+        )
+
+    def _notes(self, native: GeminiSession) -> tuple[str, ...]:
+        header = replay(native).header
+        updated = parse_rfc3339(header.get("lastUpdated")) or meta_of(native).timestamp
+        if now() - updated <= _RETENTION_NOTE_AGE:
+            return ()
+        when: datetime = updated
+        return (
+            f"the Gemini copy keeps its last update {format_rfc3339(when)}; Gemini CLI's session "
+            "retention (general.sessionRetention) deletes old chats at start-up, so it may "
+            "remove this one (continue without --out to give the copy a fresh date)",
+        )
+
+    # -- delete / fingerprints --------------------------------------------------------------
+    def delete(self, reference: str, *, force: bool = False) -> None:
+        """Remove one chat file after backing it up; only chat files inside ``tmp/``."""
+        given = Path(reference).absolute()
+        try:
+            tmp = self.tmp.resolve(strict=True)
+            real = given.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise BadInput(f"no Gemini chat at {reference}") from None
+        if not real.is_relative_to(tmp):
+            raise StoreError(
+                f"refusing to delete {reference}: it is outside the Gemini store {self.tmp}"
+            )
+        if not real.is_file() or real.suffix not in _SUFFIXES:
+            raise StoreError(f"refusing to delete {reference}: it is not a Gemini chat file")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", TranscriptWarning)
+                data = read_regular(real, limit=MAX_SESSION_FILE_BYTES)
+                session_id = meta_of(parse(decode_lossless(data))).id
+        except (TxcriptError, StoreUnreadable):
+            raise StoreError(f"refusing to delete {reference}: it is not a Gemini chat") from None
+        backup = backups.create_files(
+            [real], harness=HARNESS, operation="delete", session=session_id
+        )
+        try:
+            real.unlink()
+        except OSError as exc:
+            backups.discard(backup)
+            raise StoreError(
+                f"deleting {real}: {exc.strerror or exc}; nothing was deleted"
+            ) from None
+
+    def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
+        return file_fingerprints(references)
+
+    def location(self, reference: str) -> str:
+        return reference

@@ -1,0 +1,59 @@
+"""Cursor desktop → Gemini → Codex → Gemini through real stores keeps every call and result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cross_harness import cursor_source, hop, signature
+
+from txcript import model as m
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(tmp_path / "txcript-data"))
+
+
+def test_cursor_to_gemini_keeps_every_call_result_error_and_the_reasoning(tmp_path: Path) -> None:
+    source = cursor_source()
+    in_gemini = hop(source, "gemini", tmp_path / "gemini")
+    assert signature(in_gemini) == signature(source)
+    assert any(isinstance(b, m.Thinking) for msg in in_gemini.messages for b in msg.content)
+
+
+def test_cursor_to_gemini_to_codex_to_gemini_keeps_every_message(tmp_path: Path) -> None:
+    """Codex records a failure only for shell calls (docs/formats/codex.md), so on the legs
+    after Codex ``is_error`` is compared for shell results only; calls, results, their ids and
+    the reasoning (as reasoning, never as text) survive every leg."""
+    source = cursor_source()
+    current = source
+    for index, harness_id in enumerate(("gemini", "codex", "gemini")):
+        current = hop(current, harness_id, tmp_path / f"{index}-{harness_id}")
+        errors_kept = index == 0
+        expected = signature(source, result_errors=errors_kept)
+        assert signature(current, result_errors=errors_kept) == expected, f"after {harness_id}"
+    shell = {
+        b.id
+        for msg in source.messages
+        for b in msg.content
+        if isinstance(b, m.ToolUse) and isinstance(b.tool, m.Bash)
+    }
+    errors = {
+        b.tool_use_id: b.is_error
+        for msg in source.messages
+        for b in msg.content
+        if isinstance(b, m.ToolResult)
+    }
+    final = {
+        b.tool_use_id: b.is_error
+        for msg in current.messages
+        for b in msg.content
+        if isinstance(b, m.ToolResult)
+    }
+    assert {k: v for k, v in final.items() if k in shell} == {
+        k: v for k, v in errors.items() if k in shell
+    }
+    uses = [b for msg in current.messages for b in msg.content if isinstance(b, m.ToolUse)]
+    assert uses[0].tool == m.Bash(command="npm test", workdir="/Users/dev/acme", timeout_ms=120000)
+    assert uses[1].tool == m.Read(file_path="/Users/dev/acme/config.yaml", offset=1, limit=50)

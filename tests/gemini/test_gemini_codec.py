@@ -1,0 +1,361 @@
+"""Gemini CLI chats → Common, exactly; Common → Gemini → Common, a fixpoint."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from datetime import UTC, datetime
+
+import msgspec
+import pytest
+from gemini_fixtures import LEGACY_ID, LOG_ID, legacy_text, line, log_records, log_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from txcript import model as m
+from txcript.diagnostics import TranscriptWarning
+from txcript.errors import Malformed
+from txcript.harnesses.gemini import Gemini
+from txcript.harnesses.gemini.codec import CANCELLED
+
+H = Gemini()
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def read(text: str) -> m.Transcript:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TranscriptWarning)
+        return H.to_common(H.from_text(text))
+
+
+def test_legacy_json_with_string_prompts_gives_exactly_this_common() -> None:
+    assert read(legacy_text()) == m.Transcript(
+        meta=m.Meta(
+            id=LEGACY_ID,
+            timestamp=at("2025-09-01T08:00:00Z"),
+            title="List the files",
+            model="gemini-2.5-pro",
+        ),
+        messages=(
+            m.Message("user", (m.Text("List the files\nin the repo"),), at("2025-09-01T08:00:05Z")),
+            m.Message(
+                "assistant",
+                (
+                    m.Thinking("**Listing files**\n\nI will run ls."),
+                    m.ToolUse(
+                        "run_shell_command-1", m.Bash(command="ls", description="List files")
+                    ),
+                ),
+                at("2025-09-01T08:00:09.5Z"),
+                model="gemini-2.5-pro",
+                usage=m.Usage(input_tokens=1200, output_tokens=40),
+            ),
+            m.Message(
+                "user",
+                (m.ToolResult("run_shell_command-1", "README.md\nsrc"),),
+                at("2025-09-01T08:00:10Z"),
+            ),
+            # The `info` notice between them is the CLI's, not conversation.
+            m.Message(
+                "assistant",
+                (m.Text("The repo holds README.md and src."),),
+                at("2025-09-01T08:01:30Z"),
+                model="gemini-2.5-pro",
+                usage=m.Usage(input_tokens=1300, output_tokens=9, cache_read_input_tokens=1024),
+            ),
+        ),
+    )
+
+
+def test_log_replays_reappended_records_set_and_rewind_into_exactly_this_common() -> None:
+    path = "/home/dev/acme"
+    assert read(log_text()) == m.Transcript(
+        # summary arrives in the last $set and beats the first prompt as title.
+        meta=m.Meta(
+            id=LOG_ID,
+            timestamp=at("2026-02-10T09:00:00Z"),
+            title="Parser fix",
+            model="auto-gemini-3",
+        ),
+        messages=(
+            # <session_context> is injected, not a prompt; displayContent is display only.
+            m.Message(
+                "user",
+                (
+                    m.Text("Fix the parser"),
+                    m.Image(m.ImageSource("base64", "image/png", "iVBORw0KGgo=")),
+                ),
+                at("2026-02-10T09:00:02Z"),
+            ),
+            # The re-appended a1 replaces the first one in its place.
+            m.Message(
+                "assistant",
+                (
+                    m.Thinking("Reading first."),
+                    m.Text("I looked at the parser."),
+                    m.ToolUse("read-1", m.Read(file_path=f"{path}/parser.py", offset=10, limit=20)),
+                    m.ToolUse(
+                        "replace-1",
+                        m.Edit(file_path=f"{path}/parser.py", old_string="<=", new_string="<"),
+                    ),
+                    m.ToolUse("shell-1", m.Bash(command="pytest", workdir=path)),
+                    m.ToolUse(
+                        "write-1", m.Write(file_path=f"{path}/notes.md", content="# Notes\n")
+                    ),
+                    m.ToolUse(
+                        "mcp-1",
+                        m.Raw(tool_name="search_docs", input={"query": "parser", "limit": 3}),
+                    ),
+                ),
+                at("2026-02-10T09:00:10Z"),
+                model="auto-gemini-3",
+                usage=m.Usage(input_tokens=900, output_tokens=50, cache_read_input_tokens=300),
+            ),
+            m.Message(
+                "user",
+                (
+                    m.ToolResult("read-1", "def parse(): ..."),
+                    m.ToolResult("replace-1", "old_string not found", is_error=True),
+                    m.ToolResult(
+                        "shell-1",
+                        "[Operation Cancelled] Reason: User cancelled the operation.",
+                        is_error=True,
+                    ),
+                    m.ToolResult("write-1", CANCELLED, is_error=True),
+                    m.ToolResult("mcp-1", {"hits": [1, 2]}),
+                ),
+                at("2026-02-10T09:00:12Z"),
+            ),
+            m.Message(
+                "user",
+                (m.ToolUse("cmd-1", m.Command(command="/memory", args="show")),),
+                at("2026-02-10T09:00:20Z"),
+            ),
+            # The `error` notice is not conversation; `gone` and its answer were rewound.
+            m.Message("user", (m.Text("Thanks"),), at("2026-02-10T09:01:00Z")),
+        ),
+    )
+
+
+def test_a_cancelled_call_whose_output_does_not_say_so_is_marked_cancelled() -> None:
+    records = log_records()
+    call = records[5]["toolCalls"][0]
+    call["status"] = "cancelled"
+    text = "\n".join(line(r) for r in records)
+    results = [b for msg in read(text).messages for b in msg.content if isinstance(b, m.ToolResult)]
+    assert results[0] == m.ToolResult("read-1", "[cancelled] def parse(): ...", is_error=True)
+
+
+def test_a_call_without_a_result_or_final_status_has_no_result_yet() -> None:
+    records = log_records()
+    call = records[5]["toolCalls"][0]
+    del call["result"]
+    call["status"] = "executing"
+    transcript = read("\n".join(line(r) for r in records))
+    ids = [
+        b.tool_use_id
+        for msg in transcript.messages
+        for b in msg.content
+        if isinstance(b, m.ToolResult)
+    ]
+    assert "read-1" not in ids and "replace-1" in ids
+
+
+def test_a_string_result_and_a_typed_tool_with_an_unknown_arg_stay_as_given() -> None:
+    records = log_records()
+    records[5]["toolCalls"][0]["result"] = "plain output"
+    records[5]["toolCalls"][1]["args"]["expected_replacements"] = 2
+    transcript = read("\n".join(line(r) for r in records))
+    blocks = [b for msg in transcript.messages for b in msg.content]
+    assert m.ToolResult("read-1", "plain output") in blocks
+    edit = next(b for b in blocks if isinstance(b, m.ToolUse) and b.id == "replace-1")
+    assert isinstance(edit.tool, m.Raw) and edit.tool.tool_name == "replace"
+
+
+def test_text_form_round_trip_is_exact_for_both_forms() -> None:
+    for text in (legacy_text(), log_text(), log_text().rstrip("\n").replace("\n", "\r\n")):
+        assert H.to_text(H.from_text(text)) == text
+
+
+def test_hostile_log_lines_warn_once_each_and_never_raise() -> None:
+    records = log_records()
+    text = "\n".join(
+        [
+            line(records[0]),
+            line({"$set": {"summary": 5, "lastUpdated": ["x"], "messages": "nope"}}),
+            line({"$rewindTo": "no-such-message"}),
+            line({"$set": "not an object"}),
+            line(records[2]),
+            line(records[5])[:-40],  # truncated mid-record, as a crash would leave it
+        ]
+    )
+    with pytest.warns(TranscriptWarning) as caught:
+        transcript = H.to_common(H.from_text(text))
+    messages = [str(w.message) for w in caught]
+    assert any("not valid JSON" in w for w in messages)
+    assert any("no earlier message" in w for w in messages)
+    assert sum("wrong type" in w for w in messages) == 2
+    assert any("`messages` is not a list" in w for w in messages)
+    assert any("$set is not an object" in w for w in messages)
+    assert transcript.meta.title == "Fix the parser"
+    assert [msg.role for msg in transcript.messages] == ["user"]
+
+
+@pytest.mark.parametrize("text", ["", "[]", '{"not": "gemini"}', "5", "not json\n"])
+def test_text_that_is_no_gemini_chat_is_malformed(text: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TranscriptWarning)
+        with pytest.raises(Malformed):
+            H.from_text(text)
+
+
+def test_from_common_is_deterministic_and_writes_what_resume_needs() -> None:
+    source = read(log_text())
+    first, second = H.to_text(H.from_common(source)), H.to_text(H.from_common(source))
+    assert first == second
+    values = [json.loads(row) for row in first.splitlines()]
+    assert values[0]["kind"] == "main" and values[0]["sessionId"] == LOG_ID
+    assert values[0]["lastUpdated"] == "2026-02-10T09:01:00.000Z"
+    calls = [c for v in values if v.get("type") == "gemini" for c in v.get("toolCalls", [])]
+    for call in calls:
+        (part,) = call["result"]
+        assert part["functionResponse"]["id"] == call["id"]
+        assert part["functionResponse"]["name"] == call["name"]
+    assert [c["status"] for c in calls] == ["success", "error", "error", "error", "success"]
+    prompts = [v for v in values if v.get("type") == "user"]
+    assert all(isinstance(v["content"], list) for v in prompts)
+
+
+def test_a_call_left_without_result_is_written_cancelled_with_a_response() -> None:
+    t0 = at("2026-01-01T00:00:00Z")
+    transcript = m.Transcript(
+        meta=m.Meta(id="s", timestamp=t0, cwd="/r", title="t"),
+        messages=(
+            m.Message("user", (m.Text("go"),), t0),
+            m.Message("assistant", (m.ToolUse("c1", m.Bash(command="make")),), t0),
+        ),
+    )
+    back = H.to_common(H.from_common(transcript))
+    assert back.messages[-1].content == (m.ToolResult("c1", CANCELLED, is_error=True),)
+
+
+# ------------------------------------------------------------------------------- fixpoint
+
+_INJECTED = ("/", "?", "<session_context>", "<hook_context>")
+_texts = st.text(max_size=30)
+_prompt_texts = _texts.filter(lambda t: not t.startswith(_INJECTED))
+_json_objects = st.dictionaries(
+    st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=3
+)
+_uints = st.integers(0, 2**40)
+_tools = st.one_of(
+    st.builds(
+        m.Bash,
+        command=_texts,
+        workdir=st.none() | _texts,
+        timeout_ms=st.none() | _uints,
+        description=st.none() | _texts,
+        run_in_background=st.booleans(),
+    ),
+    st.builds(m.Read, file_path=_texts, offset=st.none() | _uints, limit=st.none() | _uints),
+    st.builds(m.Write, file_path=_texts, content=_texts),
+    st.builds(
+        m.Edit, file_path=_texts, old_string=_texts, new_string=_texts, replace_all=st.booleans()
+    ),
+    st.builds(
+        m.MultiEdit,
+        file_path=_texts,
+        edits=st.lists(
+            st.builds(m.EditSpec, old_string=_texts, new_string=_texts, replace_all=st.booleans()),
+            max_size=2,
+        ).map(tuple),
+    ),
+    st.builds(
+        m.Raw,
+        tool_name=st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True).filter(
+            lambda n: n not in ("run_shell_command", "read_file", "write_file", "replace")
+        ),
+        input=_json_objects,
+    ),
+)
+
+
+@st.composite
+def gemini_shaped(draw: st.DrawFn) -> m.Transcript:
+    """Common as Gemini groups it: prompts, assistant turns (thinking, text, calls) each followed
+    by one message answering every call, slash commands on their own."""
+    clock = [draw(st.integers(0, 10**12))]
+
+    def tick() -> datetime:
+        clock[0] += draw(st.integers(0, 10**9))
+        return datetime.fromtimestamp(1_700_000_000 + clock[0] / 1e6, tz=UTC)
+
+    messages: list[m.Message] = []
+    model = None
+    for unit in draw(st.lists(st.sampled_from(["prompt", "turn", "command"]), max_size=5)):
+        if unit == "prompt":
+            blocks: list[m.Block] = [m.Text(t) for t in draw(st.lists(_prompt_texts, max_size=2))]
+            if blocks and draw(st.booleans()):
+                blocks.append(m.Image(m.ImageSource("base64", "image/png", draw(_texts))))
+            messages.append(m.Message("user", tuple(blocks), tick()))
+        elif unit == "command":
+            name = "/" + draw(st.from_regex(r"[a-z]{0,8}", fullmatch=True))
+            tool = m.Command(command=name, args=draw(st.none() | _texts))
+            messages.append(m.Message("user", (m.ToolUse(f"cmd-{len(messages)}", tool),), tick()))
+        else:
+            blocks = [m.Thinking(t) for t in draw(st.lists(_texts, max_size=2))]
+            texts = draw(st.lists(_texts, max_size=2))
+            if texts != [""]:
+                blocks += [m.Text(t) for t in texts]
+            calls = [
+                m.ToolUse(f"call-{len(messages)}-{k}", tool)
+                for k, tool in enumerate(draw(st.lists(_tools, max_size=3)))
+            ]
+            turn_model = draw(st.none() | st.sampled_from(["gemini-3-pro", "auto-gemini-3"]))
+            model = model or turn_model
+            usage = draw(
+                st.none()
+                | st.builds(
+                    m.Usage,
+                    input_tokens=_uints,
+                    output_tokens=_uints,
+                    cache_read_input_tokens=st.none() | st.integers(1, 2**40),
+                )
+            )
+            messages.append(
+                m.Message("assistant", (*blocks, *calls), tick(), model=turn_model, usage=usage)
+            )
+            if calls:
+                results = tuple(
+                    m.ToolResult(
+                        c.id,
+                        draw(_texts | _json_objects | st.lists(st.integers(), max_size=2)),
+                        is_error=draw(st.booleans()),
+                    )
+                    for c in calls
+                )
+                messages.append(m.Message("user", results, tick()))
+    start = datetime.fromtimestamp(1_700_000_000 + draw(st.integers(0, 10**6)), tz=UTC)
+    meta = m.Meta(
+        id=draw(st.uuids()).hex,
+        timestamp=start,
+        cwd=draw(st.none() | st.just("/home/dev/repo")),
+        title=draw(st.text(min_size=1, max_size=20)),
+        model=model,
+    )
+    return m.Transcript(meta=meta, messages=tuple(messages))
+
+
+@settings(max_examples=150, deadline=None)
+@given(gemini_shaped())
+def test_codec_fixpoint_through_common_loses_nothing(transcript: m.Transcript) -> None:
+    native = H.from_common(transcript)
+    assert H.to_common(native) == transcript
+    # Through the text form too; the cwd is the store's to resolve, not the file's.
+    no_cwd = m.Transcript(
+        meta=msgspec.structs.replace(transcript.meta, cwd=None), messages=transcript.messages
+    )
+    assert read(H.to_text(native)) == no_cwd
