@@ -193,3 +193,67 @@ def test_an_interrupted_first_build_keeps_what_it_finished(
     index.close()
     monkeypatch.setattr(index_module, "_read_lines", real)
     assert len(_update()) == 2  # four were committed in two batches before the interrupt
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "auth bug",
+        "auth",
+        "Auth",
+        "bug auth",
+        "a u",
+        "'uth",
+        "^the",
+        "bug$",
+        "!auth bug",
+        "xyz",
+        "café",
+        "ab",
+    ],
+)
+def test_tiered_search_ranks_exactly_as_scanning_every_line(stores: Path, pattern: str) -> None:
+    """The tiers skip work, never results: same sessions, order, scores and hits as a scan."""
+    from txcript.search import search
+    from txcript.search.pattern import Pattern
+
+    root = stores / "claude"
+    texts = [
+        "the auth bug",
+        "Auth bug in the CAFE",
+        "a-u-t-h then bug",
+        "bug auth",
+        "oauth bugs",
+        "nothing here",
+        "un café",
+        "abc",
+        "the bug",
+        "auth",
+    ]
+    for n, text in enumerate(texts):
+        save_claude(
+            root,
+            transcript(f"cccccccc-0000-4000-8000-0000000000{n:02d}", [("user", text)], day=n % 4),
+        )
+    index = open_index()
+    try:
+        sessions = indexed_sessions(index)
+        for limit in (1, 3, 20):
+            got = search(index, sessions, pattern, limit=limit)
+            parsed = Pattern(pattern)
+            expected = []
+            for rank, session in enumerate(sessions):
+                doc = index.docs()[(session.harness, session.meta_id, session.reference)][0]
+                scores = [
+                    found.score
+                    for line in index.lines_of(doc, frozenset({"user", "meta"}))
+                    if (found := parsed.match(line.text)) is not None
+                ]
+                if scores:
+                    expected.append((-max(scores), rank, session.meta_id))
+            expected.sort()
+            assert [(m.session.meta_id, m.score) for m in got] == [
+                (sid, -score) for score, _, sid in expected[:limit]
+            ], (pattern, limit)
+    finally:
+        index.close()

@@ -11,7 +11,9 @@ Lines are narrowed with an FTS5 **trigram** index over their folded form (lower 
 removed), which answers substring questions — the literal pattern, and each atom as written —
 without reading every line; the exact scoring of :mod:`.pattern` then runs on the candidates
 only. Trigram was chosen over unicode61 because the pattern language is substring-based
-(``'uth`` must find ``oauth``), which a token index cannot answer.
+(``'uth`` must find ``oauth``), which a token index cannot answer. The index keeps no positions
+(``detail=none``, about a third of the size of a full trigram index): a needle is looked up as
+the AND of its trigrams, a superset that the exact scoring then filters.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from txcript.search.pattern import fold
 from txcript.shared.cache import open_cache
 from txcript.shared.gcpause import without_gc
 
-FORMAT = "search-1"
+FORMAT = "search-2"
 SCHEMA = """
 CREATE TABLE doc(
   doc INTEGER PRIMARY KEY,
@@ -48,7 +50,7 @@ CREATE TABLE line(
   text TEXT NOT NULL
 );
 CREATE INDEX line_doc ON line(doc);
-CREATE VIRTUAL TABLE line_fts USING fts5(folded, content='', tokenize='trigram')
+CREATE VIRTUAL TABLE line_fts USING fts5(folded, content='', tokenize='trigram', detail='none')
 """
 _ORIGIN_CODE = {name: code for code, name in enumerate(ORIGINS)}
 #: A batch commits after this many sessions or seconds, whichever comes first.
@@ -223,18 +225,22 @@ class Index:
 
     def substring_lines(
         self, needles: Sequence[str], docs: set[int], origins: frozenset[str]
-    ) -> list[StoredLine]:
-        """Lines whose folded text contains every needle (each ≥ 3 characters)."""
-        query = " AND ".join('"' + needle.replace('"', '""') + '"' for needle in needles)
+    ) -> dict[int, list[StoredLine]]:
+        """By doc: lines whose folded text may contain every needle (each ≥ 3 characters); a
+        superset of those that do (every trigram of every needle is present)."""
+        trigrams = sorted({n[i : i + 3] for n in needles for i in range(len(n) - 2)})
+        query = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in trigrams)
         codes = {_ORIGIN_CODE[o] for o in origins}
-        found = []
+        found: dict[int, list[StoredLine]] = {}
         for doc, origin, message, block, text in self.conn.execute(
             "SELECT l.doc, l.origin, l.message, l.block, l.text FROM line_fts f "
             "JOIN line l ON l.rowid = f.rowid WHERE line_fts MATCH ?",
             (query,),
         ):
             if doc in docs and origin in codes:
-                found.append(StoredLine(doc, ORIGINS[origin], message, block, text))
+                found.setdefault(doc, []).append(
+                    StoredLine(doc, ORIGINS[origin], message, block, text)
+                )
         return found
 
     def size_bytes(self) -> int:

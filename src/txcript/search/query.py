@@ -11,7 +11,11 @@ limit makes the lower ones unnecessary:
 2. lines holding every positive atom contiguously (each atom scores its maximum);
 3. every other line (a scan, needed only when the first tiers found fewer sessions than asked).
 
-The winning sessions are then re-scored over all their lines, so hits and scores are exact.
+Every line of tier 1 scores the same (the bonus plus every atom's maximum), and so does every
+line of tier 2, so within those tiers sessions rank by recency alone: they are visited newest
+first and the visit stops once the limit is filled. A case-sensitive pattern's tier 2 is not
+uniform (the index folds case), so its candidates are scored in full. The winning sessions are
+then re-scored over all their lines, so hits and scores are exact.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from txcript.harnesses.base import Discovered
 from txcript.search.index import Index, StoredLine, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
-from txcript.search.pattern import Pattern, fold
+from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, Pattern, fold
 
 #: Trigram narrowing needs at least this many characters per needle.
 _MIN_NEEDLE = 3
@@ -53,6 +57,11 @@ def _best(pattern: Pattern, lines: Sequence[StoredLine]) -> dict[int, int]:
         if found is not None and found.score > best.get(line.doc, -1):
             best[line.doc] = found.score
     return best
+
+
+def _score(pattern: Pattern, text: str) -> int:
+    found = pattern.match(text)
+    return -1 if found is None else found.score
 
 
 def _hits(pattern: Pattern, lines: Sequence[StoredLine], keep: int) -> tuple[int, tuple[Hit, ...]]:
@@ -94,23 +103,29 @@ def search(
             by_doc[held[0]] = session
     docs = set(rank)
     best: dict[int, int] = {}
-    tiers: list[list[str]] = []
+    uniform = min(len(pattern.positive) * ATOM_MAX, LITERAL_BONUS - 1)
+    tiers: list[tuple[list[str], int | None]] = []
     literal = fold(pattern.literal)
     if len(literal) >= _MIN_NEEDLE:
-        tiers.append([literal])
+        tiers.append(([literal], LITERAL_BONUS + uniform))
     needles = pattern.literal_needles()
     if needles and all(len(n) >= _MIN_NEEDLE for n in needles):
-        tiers.append(needles)
-    for needles_of_tier in tiers:
+        tiers.append((needles, None if pattern.case_sensitive else uniform))
+    for needles_of_tier, tier_score in tiers:
         if len(best) >= limit:
             break
-        remaining = docs - best.keys()
-        found = _best(pattern, index.substring_lines(needles_of_tier, remaining, origins))
-        best.update(found)
+        candidates = index.substring_lines(needles_of_tier, docs - best.keys(), origins)
+        if tier_score is None:
+            best.update(_best(pattern, [ln for group in candidates.values() for ln in group]))
+            continue
+        for doc in sorted(candidates, key=rank.__getitem__):
+            if any(_score(pattern, ln.text) >= tier_score for ln in candidates[doc]):
+                best[doc] = tier_score
+                if len(best) >= limit:
+                    break
     if len(best) < limit:
         for doc in sorted(docs - best.keys(), key=rank.__getitem__):
-            found = _best(pattern, index.lines_of(doc, origins))
-            best.update(found)
+            best.update(_best(pattern, index.lines_of(doc, origins)))
     chosen = sorted(best, key=lambda d: (-best[d], rank[d]))[:limit]
     matches = []
     for doc in chosen:
