@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from conftest import RunCli
+from txcript.diagnostics import TranscriptWarning
 from txcript.errors import BadInput
 from txcript.shared import backups
 
@@ -78,3 +81,86 @@ def test_old_backups_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_an_unknown_backup_id_is_bad_input() -> None:
     with pytest.raises(BadInput, match="no backup matches `nope`"):
         backups.find("nope")
+
+
+# ------------------------------------------------------------------ manifests are input
+
+
+def test_a_manifest_with_a_path_shaped_id_is_ignored_and_prune_never_leaves_the_dir(
+    tmp_path: Path, data_dir: Path, run_cli: RunCli
+) -> None:
+    """Issue 10 item 6: a manifest whose id was ``../../x`` made the next prune delete files
+    outside the backup dir. Ids must match the backup-id grammar, the manifest must be named
+    after its id, and every derived path must stay inside the directory."""
+    directory = data_dir / "backups"
+    directory.mkdir(parents=True)
+    victim = tmp_path / "victim.sqlite"
+    victim.write_text("precious")
+    hostile = {
+        "id": "../../victim",
+        "harness": "cursor_desktop",
+        "database": str(victim),
+        "operation": "save",
+        "session": None,
+        "created_at": "2020-01-01T00:00:00Z",
+        "size": 1,
+        "kind": "snapshot",
+    }
+    (directory / "20200101T000000000000Z-cursor_desktop-save.json").write_text(json.dumps(hostile))
+    (directory / "..%2F..%2Fvictim.json").write_text(json.dumps(hostile))
+    with pytest.warns(TranscriptWarning, match="ignoring backup manifest"):
+        assert backups.list_backups() == []
+    backups.prune()
+    assert victim.read_text() == "precious"
+    listed = run_cli("restore")
+    assert listed.code == 0 and listed.stdout == "no backups yet\n"
+    assert "ignoring backup manifest" in listed.stderr
+
+
+def test_restore_writes_only_where_the_configuration_points_unless_forced(
+    tmp_path: Path, data_dir: Path, run_cli: RunCli
+) -> None:
+    """Issue 10 item 6: ``restore`` overwrote whatever database a manifest named. A backup of a
+    database that is not the configured store's is refused, with the target shown."""
+    elsewhere = make_db(tmp_path / "elsewhere.vscdb", "before")
+    backup = backups.create(elsewhere, harness="cursor_desktop", operation="snapshot")
+    make_db(elsewhere, "after")
+    env = {"CURSOR_DESKTOP_USER_DIR": str(tmp_path / "User")}
+    refused = run_cli("restore", backup.id, "--yes", env=env)
+    assert refused.code == 2
+    assert f"writes to {elsewhere.resolve()}" in refused.stderr and "--force" in refused.stderr
+    assert read(elsewhere) == "after"
+    forced = run_cli("restore", backup.id, "--yes", "--force", env=env)
+    assert forced.code == 0, forced.stderr
+    assert read(elsewhere) == "before"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("TXCRIPT_BACKUP_KEEP", "0"), ("TXCRIPT_BACKUP_KEEP", "ten"),
+     ("TXCRIPT_BACKUP_MAX_SIZE", "lots"), ("TXCRIPT_BACKUP_MAX_SIZE", "-1G")],
+)  # fmt: skip
+def test_a_bad_backup_knob_is_an_error_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    db = make_db(tmp_path / "state.vscdb", "x")
+    monkeypatch.setenv(name, value)
+    with pytest.raises(BadInput, match=name):
+        backups.create(db, harness="cursor_desktop", operation="snapshot")
+    assert not (backups.backup_dir()).exists() or list(backups.backup_dir().iterdir()) == []
+
+
+def test_prune_keeps_the_total_under_the_size_cap_and_removes_sidecars(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = make_db(tmp_path / "state.vscdb", "x" * 1000)
+    first = backups.create(db, harness="cursor_desktop", operation="snapshot")
+    Path(str(first.path) + "-wal").write_bytes(b"w")
+    Path(str(first.path) + "-shm").write_bytes(b"s")
+    monkeypatch.setenv("TXCRIPT_BACKUP_MAX_SIZE", str(first.size + 1))
+    second = backups.create(db, harness="cursor_desktop", operation="snapshot")
+    assert [b.id for b in backups.list_backups()] == [second.id]
+    assert sorted(p.name for p in backups.backup_dir().iterdir()) == [
+        f"{second.id}.json",
+        f"{second.id}.sqlite",
+    ]

@@ -135,6 +135,8 @@ class Continued:
     #: False when the session is resumed in place (nothing was written).
     written: bool
     notes: tuple[str, ...] = ()
+    #: The backup that undoes the write (``txcript restore <id>``), where the store took one.
+    backup: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -258,6 +260,7 @@ def continue_session(
         launch_dir,
         written=True,
         notes=notes + saved.notes,
+        backup=saved.backup,
     )
 
 
@@ -292,25 +295,3 @@ def delete_session(session: Discovered, *, force: bool = False) -> str | None:
         if b.harness == session.harness and b.operation == "delete" and b.session == session.meta_id
     ]
     return taken[0].id if taken else None
-
-
-def list_backups() -> list[Any]:
-    from txcript.shared import backups
-
-    return backups.list_backups()
-
-
-def find_backup(backup_id: str) -> Any:
-    from txcript.shared import backups
-
-    return backups.find(backup_id)
-
-
-def restore_backup(backup_id: str, *, force: bool = False) -> tuple[Any, Any]:
-    """Restore a backup over its database; returns (restored backup, backup of replaced state)."""
-    from txcript.shared import backups
-
-    backup = backups.find(backup_id)
-    if not force:
-        harnesses.get(backup.harness).refuse_while_running()
-    return backup, backups.restore(backup)

@@ -528,7 +528,7 @@ def test_cli_delete_backs_the_session_up_and_restore_brings_it_back_byte_identic
         ("delete", SID, "files", "claude_code")
     ]
     assert Path(shown[0]["path"]).is_relative_to(data_dir)
-    restored = run_cli("restore", shown[0]["id"], "--yes")
+    restored = run_cli("restore", shown[0]["id"], "--yes", env=env)
     assert restored.code == 0, restored.stderr
     assert snapshot(root) == before
     listed = run_cli("list", "--from", "claude_code", "--json", env=env)

@@ -548,7 +548,7 @@ def test_cli_delete_backs_the_rollout_up_and_restore_brings_it_back_byte_identic
         ("delete", session_id, "files", [str(source)])
     ]
     assert Path(shown[0]["path"]).is_relative_to(data_dir)
-    restored = run_cli("restore", shown[0]["id"], "--yes")
+    restored = run_cli("restore", shown[0]["id"], "--yes", env=env)
     assert restored.code == 0, restored.stderr
     assert snapshot(root) == before
     listed = json.loads(run_cli("list", "--from", "codex", "--json", env=env).stdout)

@@ -111,9 +111,10 @@ def test_the_human_output_and_the_resume_override(run_cli: RunCli, tmp_path: Pat
     assert json.loads(as_json.stdout)["resume_command"] == ["mycursor", "--open", cid]
     human = run_cli(*args, env=env)
     assert human.code == 0, human.stderr
-    first, second = human.stdout.splitlines()
+    first, second, third = human.stdout.splitlines()
     assert first.startswith("simple → cursor_desktop  ") and first.endswith(str(db_path(root)))
     assert second.startswith("  resume with: mycursor --open ")
+    assert third.startswith("  undo with: txcript restore ")  # a row backup of this one save
     assert len(CursorDesktopStore(root).discover()) == 2  # every continue is a new copy
 
 

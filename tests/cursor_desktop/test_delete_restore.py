@@ -18,7 +18,7 @@ from test_save_roundtrip import backup_count, db_path, dump, split
 
 from conftest import CliResult, RunCli
 from txcript.errors import BadInput
-from txcript.harnesses.cursor_desktop import sidebar
+from txcript.harnesses.cursor_desktop import saving, sidebar
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.shared import backups
 
@@ -184,13 +184,13 @@ def test_cli_delete_then_restore_brings_the_session_back_byte_identical(
     assert shown[0]["database"] == str(db_path(root).resolve())
     human = run_cli("restore").stdout
     assert shown[0]["id"] in human and "delete" in human
-    restored = run_cli("restore", shown[0]["id"][:20], "--yes", "--force")
+    restored = run_cli("restore", shown[0]["id"][:20], "--yes", "--force", env=env)
     assert restored.code == 0, restored.stderr
-    assert restored.stdout.startswith(f"restored {db_path(root).resolve()} from {shown[0]['id']}")
+    assert restored.stdout.startswith(f"undid the delete of cursor_desktop session {cid}\n")
     assert dump(db_path(root)) == before
     assert cid in {row["id"] for row in json.loads(run_cli("list", "--json", env=env).stdout)}
-    # The state the restore replaced is itself a backup.
-    assert json.loads(run_cli("restore", "--json").stdout)[0]["operation"] == "pre-restore"
+    # The undo is itself backed up (and can be undone in turn).
+    assert json.loads(run_cli("restore", "--json").stdout)[0]["operation"] == "undo"
 
 
 def test_cli_delete_of_an_unknown_or_wildcard_id_is_exit_2_and_writes_nothing(
@@ -207,24 +207,28 @@ def test_cli_delete_of_an_unknown_or_wildcard_id_is_exit_2_and_writes_nothing(
     assert dump(db_path(root)) == before
 
 
-def test_restoring_the_oldest_kept_backup_keeps_it_until_it_is_restored(
+def test_undoing_the_oldest_kept_backup_works_and_keeps_the_undos_own(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Regression: ``restore`` first backs the current state up, and that new backup pruned the
-    oldest one beyond ``TXCRIPT_BACKUP_KEEP``, which could be the very backup being restored:
-    the copy then failed on a missing file and the backup was gone. The backup being restored
-    is now never pruned by its own safety copy."""
+    """Regression: ``restore`` first backed the current state up, and that new backup pruned the
+    oldest one beyond ``TXCRIPT_BACKUP_KEEP``, which could be the very backup being restored.
+    An undo reads its backup before it writes, and the backup the undo takes is never pruned
+    by its own write."""
     monkeypatch.setenv("TXCRIPT_BACKUP_KEEP", "2")
     store = CursorDesktopStore(root)
-    original = dump(store.database)
+    after_a = None
     store.delete(fx.CID_A, force=True)
+    after_a = dump(store.database)
     store.delete(fx.CID_B, force=True)
     oldest, _ = backups.list_backups()[::-1]
     assert (oldest.operation, oldest.session) == ("delete", fx.CID_A)
-    undo = backups.restore(backups.find(oldest.id))
-    assert dump(store.database) == original
-    assert undo is not None and undo.operation == "pre-restore"
+    undo = saving.undo(backups.find(oldest.id))
+    assert undo is not None and undo.operation == "undo"
     assert [b.id for b in backups.list_backups()][:1] == [undo.id]
+    assert len(backups.list_backups()) == 2
+    assert fx.CID_A in {d.reference for d in store.discover()}
+    assert fx.CID_B not in {d.reference for d in store.discover()}
+    assert after_a != dump(store.database)
 
 
 # ------------------------------------------------------------------------------ running app
@@ -285,5 +289,5 @@ def test_a_running_cursor_blocks_writes_unless_forced(
         "continue", str(document), "--with", "cursor_desktop", "--no-resume", "--force", env=env
     )
     assert written.code == 0, written.stderr
-    undo = run_cli("restore", backups.list_backups()[-1].id, "--yes")
+    undo = run_cli("restore", backups.list_backups()[-1].id, "--yes", env=env)
     assert undo.code == 1 and "Cursor is running" in undo.stderr

@@ -20,7 +20,7 @@ import dbfixtures as fx
 import pytest
 from dbfixtures import Header, Session, StateDB, js
 
-from txcript.harnesses.cursor_desktop import sidebar
+from txcript.harnesses.cursor_desktop import saving, sidebar
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.harnesses.cursor_desktop.workspaces import same_folder
@@ -317,8 +317,9 @@ def test_a_save_that_changes_nothing_takes_no_backup_and_keeps_the_fingerprint(
     assert backup_count() == 0
     store.save(dataclasses.replace(native, recency=native.recency + 1), force=True)
     (backup,) = backups.list_backups()
-    assert (backup.operation, backup.session) == ("save", fx.CID_C)
-    assert dump(backup.path) == before  # the backup is the state the save replaced
+    assert (backup.kind, backup.operation, backup.session) == ("row", "save", fx.CID_C)
+    saving.undo(backup)
+    assert dump(store.database) == before  # the backup holds the state the save replaced
 
 
 # ------------------------------------------------------------------------------ changed bodies

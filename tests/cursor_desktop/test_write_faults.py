@@ -26,7 +26,6 @@ import ctypes
 import dataclasses
 import json
 import os
-import pathlib
 import resource
 import shutil
 import signal
@@ -46,7 +45,7 @@ from test_save_roundtrip import Dump, backup_count, db_path, dump
 
 from conftest import CliResult, RunCli
 from txcript.errors import BadInput, StoreError
-from txcript.harnesses.cursor_desktop import text
+from txcript.harnesses.cursor_desktop import saving, text
 from txcript.harnesses.cursor_desktop.native import CursorSession
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.harnesses.cursor_desktop.write import from_common
@@ -204,7 +203,7 @@ WRAPPER = r"""
 import os, signal, sys
 from pathlib import Path
 from txcript.shared import backups
-from txcript.harnesses.cursor_desktop import saving, text
+from txcript.harnesses.cursor_desktop import rowbackup, saving, text
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 
 root, body, mode, arg = sys.argv[1:5]
@@ -212,6 +211,22 @@ native = text.from_text(Path(body).read_text(encoding="utf-8"))
 
 def die():
     os.kill(os.getpid(), signal.SIGKILL)
+
+def dying_after(owner, name):
+    original = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        result = original(*args, **kwargs)
+        die()
+        return result
+
+    setattr(owner, name, wrapper)
+
+def dying_before(owner, name):
+    def wrapper(*args, **kwargs):
+        die()
+
+    setattr(owner, name, wrapper)
 
 calls = [0]
 if mode in ("steps", "count"):
@@ -230,24 +245,19 @@ if mode in ("steps", "count"):
         return conn
 
     saving._open_for_write = counting
+elif mode == "before-backup":
+    dying_before(backups.PendingRows, "__init__")
+elif mode == "during-backup":
+    # After the first table's rows are in the partial file, before the rest.
+    dying_after(backups.PendingRows, "add_rows")
 elif mode == "after-backup":
-    create = backups.create
-
-    def create_then_die(*args, **kwargs):
-        create(*args, **kwargs)
-        die()
-
-    backups.create = create_then_die
+    dying_after(rowbackup, "write_rows")
 elif mode == "before-commit":
-    transaction = saving.transaction
-
-    def dying(path, work, **kwargs):
-        def work_then_die(conn, schema):
-            work(conn, schema)
-            die()
-        return transaction(path, work_then_die, **kwargs)
-
-    saving.transaction = dying
+    dying_after(backups.PendingRows, "seal")
+elif mode == "after-commit":
+    dying_before(backups.PendingRows, "publish")
+elif mode == "after-publish":
+    dying_after(backups.PendingRows, "publish")
 print("start", flush=True)
 CursorDesktopStore(Path(root)).save(native, force=True)
 print("saved", calls[0], flush=True)
@@ -287,12 +297,18 @@ class KillBench:
         shutil.copyfile(db_path(self.root), db_path(root))
         return root
 
-    def run(self, root: Path, mode: str, arg: str = "0") -> subprocess.Popen[str]:
+    def run(
+        self, root: Path, mode: str, arg: str = "0", *, data: Path | None = None
+    ) -> subprocess.Popen[str]:
+        env = dict(os.environ)
+        if data is not None:
+            env["TXCRIPT_DATA_DIR"] = str(data)
         return subprocess.Popen(
             [sys.executable, "-c", WRAPPER, str(root), str(self.body), mode, arg],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env=env,
         )
 
     def check(self, root: Path) -> str:
@@ -332,34 +348,73 @@ def kill_benches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, KillBenc
     return benches
 
 
+def settle_and_classify(bench: KillBench, root: Path, data: Path) -> tuple[str, int]:
+    """After a kill: let a later run sweep (``txcript restore``), then check the invariant:
+    the old state with no backup, or the new state with one complete backup that undoes it;
+    never a partial file. Returns the state and how many backups there are."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "txcript", "restore", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TXCRIPT_DATA_DIR": str(data)},
+        timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr
+    state = bench.check(root)
+    names = (
+        sorted(p.name for p in (data / "backups").iterdir()) if (data / "backups").exists() else []
+    )
+    assert not [n for n in names if "partial" in n or n.endswith(("-journal", "-wal", "-shm"))]
+    shown = json.loads(listed.stdout)
+    if state == "old":
+        assert shown == [] and names == [], names
+        return state, 0
+    (backup,) = shown
+    assert (backup["kind"], backup["operation"], backup["session"]) == (
+        "row",
+        "save",
+        "big-session",
+    )
+    assert sorted(names) == sorted([f"{backup['id']}.json", f"{backup['id']}.rows"])
+    os.environ["TXCRIPT_DATA_DIR"] = str(data)
+    try:
+        saving.undo(backups.find(backup["id"]))
+    finally:
+        del os.environ["TXCRIPT_DATA_DIR"]
+    assert bench.check(root) == "old"  # the backup undoes the save exactly
+    return state, 1
+
+
 @pytest.mark.parametrize("journal", ["wal", "delete"])
-def test_a_save_killed_at_any_point_leaves_the_old_or_the_new_session(
-    kill_benches: dict[str, KillBench], journal: str
+def test_a_save_killed_at_any_point_leaves_old_and_no_backup_or_new_and_its_backup(
+    kill_benches: dict[str, KillBench], journal: str, tmp_path: Path
 ) -> None:
+    """Real processes SIGKILLed at chosen points: before, during and after the backup write,
+    before and after COMMIT, after publishing, and after N SQLite steps inside the
+    transaction (30% and 95% of a whole save's)."""
     bench = kill_benches[journal]
-    counted = bench.run(bench.fresh("count"), "count")
+    counted = bench.run(bench.fresh("count"), "count", data=tmp_path / "count-data")
     out, err = counted.communicate(timeout=60)
     assert counted.returncode == 0, err
     steps = int(out.split()[-1])
     assert steps > 100
-    outcomes = {}
-    points = [("after-backup", "0"), ("before-commit", "0")]
-    points += [("steps", str(max(1, steps * p // 100))) for p in (30, 95)]
-    for mode, arg in points:
+    points = [
+        ("before-backup", "0", "old"),
+        ("during-backup", "0", "old"),
+        ("after-backup", "0", "old"),
+        ("before-commit", "0", "old"),
+        ("after-commit", "0", "new"),
+        ("after-publish", "0", "new"),
+    ]
+    points += [("steps", str(max(1, steps * p // 100)), "old") for p in (30, 95)]
+    for mode, arg, expected in points:
         root = bench.fresh(f"{mode}-{arg}")
-        process = bench.run(root, mode, arg)
+        data = tmp_path / f"data-{mode}-{arg}"
+        process = bench.run(root, mode, arg, data=data)
         process.communicate(timeout=60)
         assert process.returncode == -signal.SIGKILL, (mode, arg)
-        outcomes[(mode, arg)] = bench.check(root)
-    assert set(outcomes.values()) == {"old"}  # killed before COMMIT: nothing of it is visible
-    # Each save takes its backup under the write lock before changing anything, so every backup
-    # is complete and is the OLD state: the finished "count" run's (kept, the save succeeded),
-    # and the killed runs' (a useful leftover: the kill left no chance to discard it).
-    taken = backups.list_backups()
-    assert len(taken) == 1 + len(points)
-    for backup in taken:
-        assert (backup.operation, backup.session) == ("save", "big-session")
-        assert dump(backup.path) == bench.old
+        state, _ = settle_and_classify(bench, root, data)
+        assert state == expected, (mode, arg)
 
 
 @pytest.mark.parametrize("journal", ["wal", "delete"])
@@ -509,31 +564,38 @@ def _file_size_limit(limit: int) -> Callable[[], None]:
 
 
 @pytest.mark.parametrize("journal", ["wal", "delete"])
-@pytest.mark.parametrize("room", ["none for the backup", "none for the session"])
+@pytest.mark.parametrize("room", ["no backup dir", "none for the session"])
 def test_running_out_of_file_space_fails_cleanly_and_leaves_no_trace(
     tmp_path: Path, journal: fx.Journal, room: str, data_dir: Path
 ) -> None:
-    """``RLIMIT_FSIZE`` below the database size makes the backup fail; just above it, the
-    backup fits but the session (2 MB) does not. Regression for the second case in rollback-
-    journal mode: the failed commit left a *hot* journal (SQLite defers the restore to the next
-    connection), so every read-only reader, ``txcript list`` included, failed with "attempt to
-    write a readonly database" until something opened the database read-write. The write path
-    now rolls such a journal back itself."""
+    """A backup directory that cannot take a file (read-only, root's overrides dropped)
+    makes the row backup fail before the first change; ``RLIMIT_FSIZE`` just above the
+    database's size lets the backup through but not the session (2 MB). Regression for the
+    second case in rollback-journal mode: the failed commit left a *hot* journal (SQLite
+    defers the restore to the next connection), so every read-only reader, ``txcript list``
+    included, failed with "attempt to write a readonly database" until something opened the
+    database read-write. The write path now rolls such a journal back itself."""
     root = tmp_path / "User"
     path = fx.app_3_16(db_path(root), journal=journal)
     before = dump(path)
     files = sidecars(path)
     size = path.stat().st_size
-    limit = size - 4096 if room == "none for the backup" else size + 64 * 1024
     doc = simple_document(tmp_path / "doc.json", messages=400, size=5000)
     env = {"CURSOR_DESKTOP_USER_DIR": str(root)}
-    result = run_limited(
-        ["continue", str(doc), "--with", "cursor_desktop", "--no-resume", "--force"],
-        env=env,
-        setup=_file_size_limit(limit),
-    )
-    needle = "backing up" if room == "none for the backup" else "nothing was written"
-    one_line_error(result, 1, needle)
+    args = ["continue", str(doc), "--with", "cursor_desktop", "--no-resume", "--force"]
+    if room == "no backup dir":
+        if os.geteuid() == 0 and not LINUX:
+            pytest.skip("root ignores file modes and cannot drop that here")
+        (data_dir / "backups").mkdir(parents=True)
+        (data_dir / "backups").chmod(0o555)
+        try:
+            result = run_limited(args, env=env, setup=_drop_file_capabilities)
+        finally:
+            (data_dir / "backups").chmod(0o755)
+        one_line_error(result, 1, "backing up")
+    else:
+        result = run_limited(args, env=env, setup=_file_size_limit(size + 64 * 1024))
+        one_line_error(result, 1, "nothing was written")
     assert sidecars(path) == files
     assert dump(path) == before
     assert backup_count() == 0
@@ -585,7 +647,7 @@ def test_a_really_full_disk_is_reported_as_such(
         fx.app_3_16(db_path(elsewhere), journal=journal)
         store = CursorDesktopStore(elsewhere)
         unchanged = dump(store.database)
-        with pytest.raises(StoreError, match=r"backing up .*(not enough free space|No space)"):
+        with pytest.raises(StoreError, match=r"backing up .*(disk is full|No space)"):
             store.save(make_body("small", cwd="/small"), force=True)
         assert dump(store.database) == unchanged
 
@@ -594,15 +656,19 @@ def test_a_really_full_disk_is_reported_as_such(
 
 
 def test_a_failure_mid_save_rolls_everything_back(tmp_path: Path) -> None:
-    """A constraint failure on one row, after others were written, leaves the previous version."""
+    """A constraint failure on one row, after others were written, leaves the previous version
+    and no backup. (A CHECK constraint in the table: a trigger would be refused up front.)"""
     root = tmp_path / "User"
     fx.app_3_16(db_path(root))
     store = CursorDesktopStore(root)
     native = store.load(fx.CID_A)
     conn = sqlite3.connect(store.database)
-    conn.execute(
-        "CREATE TRIGGER refuse BEFORE INSERT ON cursorDiskKV "
-        "WHEN new.key LIKE 'composerData:%' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    conn.executescript(
+        "ALTER TABLE cursorDiskKV RENAME TO old_kv;"
+        "CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, "
+        "value BLOB CHECK (value NOT LIKE '%Changed%'));"
+        "INSERT INTO cursorDiskKV (rowid, key, value) SELECT rowid, key, value FROM old_kv;"
+        "DROP TABLE old_kv;"
     )
     conn.commit()
     conn.close()
@@ -613,29 +679,28 @@ def test_a_failure_mid_save_rolls_everything_back(tmp_path: Path) -> None:
         composer_data=(native.composer_data or "").replace("Run the tests", "Changed"),
         is_archived=True,
     )
-    with pytest.raises(StoreError, match="refused; nothing was written"):
+    with pytest.raises(StoreError, match=r"CHECK constraint failed.*nothing was written"):
         store.save(changed, force=True)
     assert dump(store.database) == before
     assert backup_count() == 0
 
 
-def test_a_backup_manifest_that_cannot_be_written_leaves_no_orphan_copy(
+def test_a_backup_that_cannot_be_made_durable_leaves_no_orphan_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
 ) -> None:
-    """Regression: a failure writing the backup's ``.json`` manifest (disk full, say) escaped as
-    a bare ``OSError`` and left the ``.sqlite`` copy behind, unlisted and never pruned."""
+    """Regression: a failure writing the backup's manifest escaped as a bare ``OSError`` and
+    left the copy behind, unlisted and never pruned. The manifest is now sealed into the row
+    backup and fsynced before the write commits; when that fails (disk full, say), the write
+    does not happen and the partial file goes."""
     root = tmp_path / "User"
     fx.app_3_16(db_path(root))
     store = CursorDesktopStore(root)
     before = dump(store.database)
-    write_text = pathlib.Path.write_text
 
-    def failing(self: pathlib.Path, *args: object, **kwargs: object) -> int:
-        if self.suffix == ".json" and self.parent == data_dir / "backups":
-            raise OSError(28, "No space left on device")
-        return write_text(self, *args, **kwargs)  # type: ignore[arg-type]
+    def failing(fd: int) -> None:
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pathlib.Path, "write_text", failing)
+    monkeypatch.setattr(backups.os, "fsync", failing)
     with pytest.raises(StoreError, match="No space left on device; nothing was written"):
         store.save(make_body("x", cwd="/x"), force=True)
     assert dump(store.database) == before

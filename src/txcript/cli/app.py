@@ -56,6 +56,7 @@ for _command in (
     reading.convert_command,
     writing.delete_command,
     writing.restore_command,
+    writing.backup_command,
     reading.harnesses_command,
     serve.mcp_command,
     serve.completion_command,

@@ -1,4 +1,4 @@
-"""Commands that write into stores: ``continue``, ``delete``, ``restore``."""
+"""Commands that write into stores: ``continue``, ``delete``, ``restore``, ``backup``."""
 
 from __future__ import annotations
 
@@ -49,6 +49,8 @@ def continue_command(
         click.echo(json.dumps(result.as_json(), ensure_ascii=False))
     else:
         report_continued(result, resume_hint=not resume)
+        if result.backup:
+            click.echo(f"  undo with: txcript restore {result.backup}")
     if not resume:
         return
     command_text = scrub(" ".join(result.resume_command))
@@ -98,31 +100,87 @@ def delete_command(ref: str, from_: str, yes: bool, force: bool) -> None:
 @click.command("restore")
 @click.argument("backup_id", required=False)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--force", is_flag=True, help="Restore even while the app is running.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Restore even while the app is running, over changes made since, or to a store the "
+    "configuration does not name.",
+)
 @click.option("--json", "as_json", is_flag=True, help="List backups as JSON.")
 def restore_command(backup_id: str | None, yes: bool, force: bool, as_json: bool) -> None:
-    """List the backups txcript took before writing, or restore one (BACKUP_ID or a prefix)."""
-    from txcript.operations import find_backup, list_backups, restore_backup
+    """List backups, or restore one (BACKUP_ID or a unique prefix).
+
+    A row backup undoes the one save or delete it was taken for; a snapshot rolls the whole
+    database back.
+    """
+    from txcript import restoring
 
     if backup_id is None:
-        backups = list_backups()
+        found = restoring.listing()
         if as_json:
-            click.echo(json.dumps([b.as_json() for b in backups], ensure_ascii=False))
-        elif not backups:
+            click.echo(json.dumps([b.as_json() for b in found], ensure_ascii=False))
+        elif not found:
             click.echo("no backups yet")
         else:
-            for b in backups:
-                session = f" {b.session}" if b.session else ""
-                click.echo(f"{b.id}  {b.size >> 20} MiB  {b.operation}{session}  {b.database}")
+            _print_backups(found)
         return
-    find_backup(backup_id)  # an unknown id is an error before any question is asked
+    chosen = restoring.plan(backup_id)  # an unknown id is an error before any question
+    click.echo(scrub(chosen.summary), err=True)
+    if not chosen.trusted and not force:
+        restoring.restore(chosen, force=False)  # raises: the target is shown, --force asked
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError("refusing to restore without confirmation; pass --yes")
-        if not click.confirm(f"restore backup {backup_id} over its database?", default=False):
+        if not click.confirm(f"restore backup {chosen.backup.id}?", default=False):
             click.echo("nothing restored")
             return
-    restored, undo = restore_backup(backup_id, force=force)
-    click.echo(f"restored {restored.database} from {restored.id}")
+    undo = restoring.restore(chosen, force=force)
+    backup = chosen.backup
+    if backup.kind == "row":
+        session = scrub(backup.session or "")
+        click.echo(f"undid the {backup.operation} of {backup.harness} session {session}")
+    else:
+        click.echo(f"restored {scrub(backup.database)} from {backup.id}")
     if undo is not None:
-        click.echo(f"  the replaced state is backup {undo.id}")
+        click.echo(f"  undo with: txcript restore {undo.id}")
+
+
+def _size(count: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if count >= 1 << shift:
+            return f"{count / (1 << shift):.1f} {unit}"
+    return f"{count} B"
+
+
+def _print_backups(found: list[Any]) -> None:
+    rows = [("ID", "KIND", "HARNESS", "OPERATION", "SESSION", "SIZE")]
+    rows += [
+        (b.id, b.kind, b.harness, b.operation, scrub(b.session or "-"), _size(b.size))
+        for b in found
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=False)]
+        click.echo("  ".join([*cells, row[-1].rjust(widths[-1])]))
+    total = sum(b.size for b in found)
+    count = len(found)
+    click.echo(f"{count} backup{'s' if count != 1 else ''}, {_size(total)} in total")
+
+
+@click.command("backup")
+@click.argument("harness")
+@click.option("--json", "as_json", is_flag=True, help="Print the backup's manifest as JSON.")
+def backup_command(harness: str, as_json: bool) -> None:
+    """Snapshot a harness's whole database (Cursor desktop) into the backup directory.
+
+    Writes back up only the rows they change; take a snapshot before anything else you want to
+    be able to roll back wholesale. `txcript restore ID` puts it back.
+    """
+    from txcript import restoring
+
+    taken = restoring.take_snapshot(harness)
+    if as_json:
+        click.echo(json.dumps(taken.as_json(), ensure_ascii=False))
+        return
+    click.echo(f"snapshot {taken.id}  {_size(taken.size)}  of {scrub(taken.database)}")
+    click.echo(f"  restore with: txcript restore {taken.id}")

@@ -80,6 +80,8 @@ class Saved:
     location: str
     #: What the user should know about the copy (e.g. that the harness may prune it).
     notes: tuple[str, ...] = ()
+    #: The backup that undoes this write (``txcript restore <id>``), where the store took one.
+    backup: str | None = None
 
 
 class Store(Protocol[NativeT]):

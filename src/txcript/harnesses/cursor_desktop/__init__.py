@@ -58,6 +58,33 @@ class CursorDesktop(Harness[CursorSession]):
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["cursor"]
 
+    def undo_backup(self, backup: Any, *, force: bool = False) -> Any:
+        """Undo the one write a row backup guarded; returns the backup of the undo itself."""
+        from txcript.harnesses.cursor_desktop import saving, store
+
+        return saving.undo(backup, force=force, busy_timeout=store.busy_timeout_setting())
+
+    def backup_committed(self, backup: Any, partial: Path) -> bool:
+        from txcript.harnesses.cursor_desktop import rowbackup
+
+        return rowbackup.committed(backup, partial)
+
+    def snapshot(self, root: Path | None = None) -> Any:
+        """A whole-database snapshot of the store (SQLite's online backup API)."""
+        from txcript.harnesses.cursor_desktop import store
+
+        opened: Any = self.store(root)
+        if opened is None:
+            from txcript.errors import BadInput
+
+            raise BadInput("cursor_desktop has no store on this machine (is HOME set?)")
+        return store.snapshot(opened.database, opened.busy_timeout)
+
+    def store_database(self, root: Path | None = None) -> Path | None:
+        """The database a restore may write to without --force (the configured store's)."""
+        opened: Any = self.store(root)
+        return None if opened is None else Path(opened.database)
+
     def refuse_while_running(self) -> None:
         """Raise when the desktop app is running (its database must not change under it)."""
         from txcript.harnesses.cursor_desktop import saving

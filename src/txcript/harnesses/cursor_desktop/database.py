@@ -133,7 +133,7 @@ def cell_integer(value: object) -> int | None:
     return None
 
 
-_AUX_MATCH = """
+AUX_MATCH = """
 WITH RECURSIVE kinds(k) AS (
   SELECT (SELECT substr(key, 1, instr(key, ':')) FROM cursorDiskKV
           WHERE typeof(key) = 'text' AND instr(key, ':') > 0 ORDER BY key LIMIT 1)
@@ -150,9 +150,9 @@ WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'age
 #: Aux rows of a session for a load (parameter 1: the composer id): NULL tombstones dropped,
 #: in rowid order.
 AUX_ROWS_SQL = (
-    _AUX_MATCH.format(columns="d.key, CAST(d.value AS TEXT)")
+    AUX_MATCH.format(columns="d.key, CAST(d.value AS TEXT)")
     + "  AND d.value IS NOT NULL\nORDER BY d.rowid\n"
 )
 #: Keys of every aux row of a session, NULL-valued ones included, so a delete leaves no
 #: tombstone of the session behind.
-AUX_KEYS_SQL = _AUX_MATCH.format(columns="d.key")
+AUX_KEYS_SQL = AUX_MATCH.format(columns="d.key")

@@ -10,8 +10,10 @@ The database belongs to a running app and holds every session the user has, so a
   hostile text form cannot overwrite another session's rows; a read-only file or directory is
   refused before anything is opened;
 * takes ``BEGIN IMMEDIATE`` (waiting up to the busy timeout for the app's lock, then failing with
-  nothing written), then backs the database up with SQLite's online backup API while holding
-  that lock, so the backup is exactly the state the write replaces. A save first runs dry
+  nothing written), refuses a database with a trigger on a table it writes
+  (:func:`refuse_triggers`), then copies the rows the write can replace or remove into a row
+  backup (:mod:`.rowbackup`) while holding that lock, so the backup is exactly the state the
+  write replaces; the backup is sealed and fsynced before COMMIT. A save first runs dry
   (:class:`_Edits`): when it would write nothing, no backup is taken;
 * writes inside that one transaction, and only what differs: the session's bubbles are replaced
   wholesale after the longest prefix that is already stored byte for byte (NULL tombstone rows
@@ -21,7 +23,8 @@ The database belongs to a running app and holds every session the user has, so a
   ``subagentTypeName``, keep their bytes), and the Agents-sidebar registration (:mod:`.sidebar`)
   and the 3.7 head index are spliced into their JSON text, refusing rather than replacing a value
   they cannot parse. Saving a body that is already stored writes nothing;
-* on any failure rolls back and removes the backup it took: a failed command writes nothing. A
+* on any failure (SIGINT and SIGTERM included) rolls back and removes the backup it took: a
+  failed command writes nothing. :func:`undo` reverses one write from its row backup. A
   rollback journal that SQLite left hot after an I/O error is rolled back at once
   (:func:`_settle`), so read-only readers are not locked out.
 
@@ -37,9 +40,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Saved
-from txcript.harnesses.cursor_desktop import codec, database, sidebar
+from txcript.harnesses.cursor_desktop import codec, database, rowbackup, sidebar
 from txcript.harnesses.cursor_desktop.database import (
     AUX_KEYS_SQL,
     ITEM_HEADERS_KEY,
@@ -180,6 +184,35 @@ def _write_error(path: Path, exc: sqlite3.Error) -> TxcriptError:
     return StoreError(f"writing {path} failed: {message}; nothing was written")
 
 
+_GUARDED_TABLES = ("cursordiskkv", "itemtable", "composerheaders")
+
+
+def refuse_triggers(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database with a trigger on a table txcript writes.
+
+    A trigger runs inside txcript's transaction with txcript's rights, and can change rows no
+    backup covers (another session's, say), so the write could neither be checked nor undone.
+    Dropping it for the duration is not provably safe (it may be the app's own, and its effects
+    are arbitrary SQL), so the database is refused instead, before anything is written.
+    """
+    for name, table in conn.execute(
+        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'"
+    ):
+        if isinstance(table, str) and table.lower() in _GUARDED_TABLES:
+            raise StoreError(
+                f"{path} has a trigger `{shown(str(name))}` on {table}; it would run inside "
+                "txcript's write and change rows no backup covers, so txcript does not write "
+                "into this database (nothing was written)"
+            )
+
+
+def sweep_backups() -> None:
+    """Complete or remove the row backups of writers that were killed (see backups.sweep)."""
+    backups.sweep(
+        lambda backup, partial: backup.harness == HARNESS and rowbackup.committed(backup, partial)
+    )
+
+
 def transaction(
     path: Path,
     work: Callable[[sqlite3.Connection, database.Schema], T],
@@ -188,11 +221,15 @@ def transaction(
     session: str,
     busy_timeout: float,
     backup: Callable[[sqlite3.Connection, database.Schema], bool] | None = None,
-) -> T:
-    """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, with a backup taken under the lock.
+) -> tuple[T, backups.Backup | None]:
+    """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup.
 
     ``backup(conn, schema)`` decides whether a backup is needed (e.g. delete checks the session
-    exists first). The backup is removed again if the transaction does not commit.
+    exists first; a save runs dry). The backup holds the rows of ``session`` that the write can
+    replace or remove, read under the write lock before the first change; it is sealed and
+    fsynced before COMMIT and published right after it, with SIGINT/SIGTERM held back between
+    the two. If the transaction does not commit, the backup is removed. Returns ``work``'s result
+    and the backup.
     """
     if path.exists():
         # A clear error (exit 2) for a directory, a file that is not SQLite, a truncated file.
@@ -200,43 +237,72 @@ def transaction(
         if info is not None:
             database.check_complete(path, info)
     existed = path.is_file() and path.stat().st_size > 0
+    backups.check_settings()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"cannot create {path.parent}: {exc.strerror or exc}") from None
     _check_writable(path)
+    if existed:
+        sweep_backups()
     conn = _open_for_write(path, busy_timeout)
+    pending: backups.PendingRows | None = None
     taken: backups.Backup | None = None
+    committed = False
     try:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            schema = database.probe(conn)
-            if existed and (backup is None or backup(conn, schema)):
-                taken = backups.create(
-                    path,
-                    harness=HARNESS,
-                    operation=operation,
-                    session=session,
-                    busy_timeout=busy_timeout,
-                    prune_now=False,
-                )
-            result = work(conn, schema)
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise _write_error(path, exc) from None
+        with backups.signals_as_exceptions():
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                schema = database.probe(conn)
+                refuse_triggers(conn, path)
+                before = None
+                schema_before: dict[str, list[str]] = {}
+                if existed and (backup is None or backup(conn, schema)):
+                    before = rowbackup.capture(conn, session)
+                    schema_before = rowbackup.schema_of(conn)
+                    pending = backups.PendingRows(
+                        harness=HARNESS, database=path, operation=operation, session=session
+                    )
+                    rowbackup.write_rows(pending, before)
+                result = work(conn, schema)
+                if pending is not None and before is not None:
+                    after = rowbackup.capture(conn, session)
+                    pending.seal(
+                        before_hash=rowbackup.session_hash(before, session),
+                        after_hash=rowbackup.session_hash(after, session),
+                        details={
+                            "tables": before.tables,
+                            "schema": schema_before,
+                            "items": rowbackup.changes(before, after),
+                        },
+                    )
+                with backups.signals_deferred():
+                    conn.execute("COMMIT")
+                    committed = True
+                    if pending is not None:
+                        try:
+                            taken = pending.publish()
+                        except (OSError, StoreError) as exc:
+                            warn(
+                                f"the write is done but its backup could not be published: "
+                                f"{exc} (the next txcript write completes it)"
+                            )
+            except sqlite3.Error as exc:
+                raise _write_error(path, exc) from None
     except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
+        if not committed:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         conn.close()
         _settle(path, busy_timeout)
-        if taken is not None:
-            backups.discard(taken)
+        if pending is not None and not committed:
+            pending.abandon()
         raise
     conn.close()
     if taken is not None:
         # Only now: had the write failed, pruning first would have cost an older backup.
-        backups.prune(taken)
-    return result
+        backups.prune(protect=(taken.id,))
+    return result, taken
 
 
 def _settle(path: Path, busy_timeout: float) -> None:
@@ -465,24 +531,7 @@ def _item_index(conn: sqlite3.Connection) -> tuple[sidebar.Container, bool] | No
     text, blob = _item(conn, ITEM_HEADERS_KEY)
     if text is None:
         return None
-    index = sidebar.entries(text, dict)
-    members = [] if index is None else [e for e in index.entries if e.key == "allComposers"]
-    heads = None
-    if members:
-        member = members[-1]
-        inner = sidebar.entries(text[member.value_start : member.end], list)
-        if inner is not None:
-            shift = member.value_start
-            heads = sidebar.Container(
-                text,
-                inner.body + shift,
-                tuple(
-                    sidebar.Entry(
-                        e.start + shift, e.value_start + shift, e.end + shift, None, e.value
-                    )
-                    for e in inner.entries
-                ),
-            )
+    heads = sidebar.head_index(text)
     if heads is None:
         raise sidebar.SidebarUnreadable(
             f"the head index `{ITEM_HEADERS_KEY}` is not the shape Cursor writes; refusing to "
@@ -610,7 +659,7 @@ def save(
             return  # the dry run found nothing to write: the body is stored byte for byte
         edit(_Edits(conn), schema)
 
-    transaction(
+    _, taken = transaction(
         path,
         work,
         operation="save",
@@ -618,7 +667,9 @@ def save(
         busy_timeout=busy_timeout,
         backup=needs_backup,
     )
-    return Saved(id=cid, reference=cid, location=str(path))
+    return Saved(
+        id=cid, reference=cid, location=str(path), backup=None if taken is None else taken.id
+    )
 
 
 # --------------------------------------------------------------------------------- delete
@@ -638,7 +689,9 @@ def _exists(conn: sqlite3.Connection, schema: database.Schema, cid: str) -> bool
     return found is not None
 
 
-def delete(path: Path, cid: str, *, force: bool = False, busy_timeout: float = 5.0) -> None:
+def delete(
+    path: Path, cid: str, *, force: bool = False, busy_timeout: float = 5.0
+) -> backups.Backup | None:
     """Remove one session: its header, composerData, bubbles, aux rows and sidebar membership."""
     check_session_id(cid)
     if not path.is_file():
@@ -683,6 +736,46 @@ def delete(path: Path, cid: str, *, force: bool = False, busy_timeout: float = 5
             if membership is not None:
                 _set_item(edits, sidebar.MEMBERSHIP_KEY, membership, blob=blob)
 
-    transaction(
+    _, taken = transaction(
         path, work, operation="delete", session=cid, busy_timeout=busy_timeout, backup=must_exist
     )
+    return taken
+
+
+# ----------------------------------------------------------------------------------- undo
+
+
+def undo(
+    backup: backups.Backup, *, force: bool = False, busy_timeout: float = 5.0
+) -> backups.Backup | None:
+    """Undo the one save, delete or undo a row backup guarded, in one (backed-up) transaction.
+
+    Refuses, writing nothing, when the session's rows or its own sidebar entries are no longer
+    what that write left (the app kept working in it), unless ``force``.
+    """
+    cid = backup.session
+    if backup.kind != "row" or not cid:
+        raise BadInput(f"backup {backup.id} is not a row backup of a cursor_desktop session")
+    check_session_id(cid)
+    path = Path(backup.database)
+    if not path.is_file():
+        raise StoreError(f"{path} no longer exists; nothing was written")
+    stored, details = backups.read_rows(backup)
+
+    def unchanged(conn: sqlite3.Connection, schema: database.Schema) -> bool:
+        state = rowbackup.capture(conn, cid)
+        if not force and rowbackup.session_hash(state, cid) != backup.after_hash:
+            raise StoreError(
+                f"session {shown(cid)} has changed since backup {backup.id} was taken (the app "
+                "kept working in it?); nothing was written. Pass --force to undo anyway, "
+                "losing those changes"
+            )
+        return True
+
+    def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
+        rowbackup.undo(conn, cid, stored, details, backup.id)
+
+    _, taken = transaction(
+        path, work, operation="undo", session=cid, busy_timeout=busy_timeout, backup=unchanged
+    )
+    return taken

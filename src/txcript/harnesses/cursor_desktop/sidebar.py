@@ -130,6 +130,38 @@ def prepend(container: Container, element: str) -> str:
     return text[:start] + element + "," + text[start:]
 
 
+def insert(container: Container, index: int, element: str) -> str:
+    """``container`` with ``element`` added so that it becomes entry ``index`` (clamped)."""
+    if index <= 0 or not container.entries:
+        return prepend(container, element)
+    if index >= len(container.entries):
+        return append(container, element)
+    end = container.entries[index - 1].end
+    return container.text[:end] + "," + element + container.text[end:]
+
+
+def head_index(text: str) -> Container | None:
+    """The ``allComposers`` array of a 3.7 head index ``{"allComposers": [...]}``, with spans in
+    the whole value's text; None when the value is not that shape."""
+    index = entries(text, dict)
+    members = [] if index is None else [e for e in index.entries if e.key == "allComposers"]
+    if not members:
+        return None
+    member = members[-1]
+    inner = entries(text[member.value_start : member.end], list)
+    if inner is None:
+        return None
+    shift = member.value_start
+    return Container(
+        text,
+        inner.body + shift,
+        tuple(
+            Entry(e.start + shift, e.value_start + shift, e.end + shift, None, e.value)
+            for e in inner.entries
+        ),
+    )
+
+
 def replace_value(container: Container, entry: Entry, value: str) -> str:
     """``container`` with ``entry``'s value replaced by the JSON text ``value``."""
     text = container.text

@@ -511,10 +511,28 @@ class CursorDesktopStore:
         )
 
     def delete(self, reference: str, *, force: bool = False) -> None:
-        """Remove a session (header, cells, sidebar membership) in one transaction."""
+        """Remove a session (header, cells, sidebar membership) in one transaction, after a
+        row backup that ``txcript restore`` undoes it with."""
         from txcript.harnesses.cursor_desktop import saving
 
         saving.delete(self.database, reference, force=force, busy_timeout=self.busy_timeout)
+
+
+def snapshot(path: Path, busy_timeout: float) -> Any:
+    """A whole-database snapshot of ``path``, read without touching the files beside it."""
+    from txcript.shared import backups
+
+    info = database.inspect(path)
+    if info is None or info.size == 0:
+        raise BadInput(f"there is no cursor_desktop database at {path} to back up")
+
+    def copy(target: sqlite3.Connection) -> None:
+        def work(conn: sqlite3.Connection, _schema: Schema) -> None:
+            conn.backup(target)
+
+        database.read(path, info, work, busy_timeout=busy_timeout)
+
+    return backups.snapshot(path, harness="cursor_desktop", copy=copy)
 
 
 def _no_session(cid: str) -> str:
