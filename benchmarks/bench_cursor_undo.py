@@ -1,0 +1,217 @@
+"""Benchmark writes into a 2 GiB Cursor desktop store with row backups, and their undo.
+
+In one run, on a private copy of the generated store (``benchmarks/data/large``), each round
+runs the real CLI as subprocesses (``HOME`` and ``TXCRIPT_DATA_DIR`` in a temporary directory):
+
+1. ``txcript continue <10,000-bubble session> --with cursor_desktop --no-resume --force``: a
+   fresh-id copy into the same store (the row backup holds only the sidebar values);
+2. ``txcript delete <copy> --from cursor_desktop --yes --force`` (the backup holds its rows);
+3. ``txcript restore <delete backup> --yes --force``: the undo of the delete;
+4. ``txcript restore <save backup> --yes --force``: the undo of the continue, which leaves the
+   store as it was before the round.
+
+Floors, timed in the same run: a bare ``python -c`` that reads the same bytes with ``sqlite3``
+(the source session's cells for the continue, the copy's rows for the delete, the backup file's
+cells for an undo), and the bare interpreter start. For comparison, the whole-database copy
+every write used to take (SQLite's online backup API into the backup directory, as
+``backups.create`` does) is timed once.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_cursor_undo.py --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+LARGE = HERE / "data" / "large"
+OUT = HERE / "out"
+
+READ_SESSION = r"""
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1] + "?immutable=1", uri=True)
+cid = sys.argv[2]
+n = 0
+for key, value in conn.execute(
+    "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM cursorDiskKV WHERE key = ? "
+    "OR (key >= ? AND key < ?)",
+    ("composerData:" + cid, "bubbleId:" + cid + ":", "bubbleId:" + cid + ";"),
+):
+    n += len(value or b"")
+print(n)
+"""
+
+READ_BACKUP = r"""
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1])
+n = sum(len(v) if isinstance(v, bytes) else 8 for (v,) in conn.execute("SELECT value FROM cells"))
+print(n)
+"""
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def timed(args: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:4])}… failed ({done.returncode}): {done.stderr}")
+    return elapsed, done
+
+
+def backup_path(data: Path, backup_id: str) -> Path:
+    return data / "backups" / f"{backup_id}.rows"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=LARGE)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=OUT / "cursor_undo.json")
+    args = parser.parse_args()
+    manifest_file = args.data / "manifest.json"
+    if not manifest_file.is_file():
+        print(
+            f"no generated store at {args.data}; run: .venv/bin/python "
+            "benchmarks/generate_cursor_store.py",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+    huge = json.loads(manifest_file.read_text())["huge_session"]
+    OUT.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="undo-", dir=OUT))
+    try:
+        run(args, huge, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, huge: str, work: Path) -> None:
+    user = work / "User"
+    (user / "globalStorage").mkdir(parents=True)
+    source_db = args.data / "User" / "globalStorage" / "state.vscdb"
+    log(f"copying {source_db.stat().st_size >> 20} MiB store …")
+    shutil.copyfile(source_db, user / "globalStorage" / "state.vscdb")
+    if (args.data / "User" / "workspaceStorage").is_dir():
+        shutil.copytree(args.data / "User" / "workspaceStorage", user / "workspaceStorage")
+    database = user / "globalStorage" / "state.vscdb"
+    with database.open("rb") as handle:
+        os.fsync(handle.fileno())
+    data = work / "data"
+    home = work / "home"
+    home.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "TXCRIPT_DATA_DIR": str(data),
+        "CURSOR_DESKTOP_USER_DIR": str(user),
+    }
+    txcript = [sys.executable, "-m", "txcript"]
+    python = [sys.executable, "-c"]
+    rows: dict[str, list[float]] = {}
+    sizes: dict[str, list[int]] = {}
+
+    def note(name: str, value: float) -> None:
+        rows.setdefault(name, []).append(value)
+
+    # Warm the page cache and the interpreter once.
+    timed([*python, READ_SESSION, str(database), huge], env)
+    for round_number in range(args.rounds):
+        log(f"round {round_number + 1}/{args.rounds}")
+        note("interpreter start (python -c pass)", timed([*python, "pass"], env)[0])
+        note(
+            "floor: read the source session's cells",
+            timed([*python, READ_SESSION, str(database), huge], env)[0],
+        )
+        elapsed, done = timed(
+            [*txcript, "continue", huge, "--with", "cursor_desktop", "--no-resume", "--force",
+             "--json"],
+            env,
+        )  # fmt: skip
+        note("continue (fresh copy, 10,000 bubbles)", elapsed)
+        copy = json.loads(done.stdout)["id"]
+        listing = json.loads(timed([*txcript, "restore", "--json"], env)[1].stdout)
+        save_backup = next(b for b in listing if b["operation"] == "save" and b["session"] == copy)
+        sizes.setdefault("save backup", []).append(
+            backup_path(data, save_backup["id"]).stat().st_size
+        )
+        note(
+            "floor: read the copy's cells",
+            timed([*python, READ_SESSION, str(database), copy], env)[0],
+        )
+        elapsed, done = timed(
+            [*txcript, "delete", copy, "--from", "cursor_desktop", "--yes", "--force"], env
+        )
+        note("delete of the copy", elapsed)
+        delete_id = done.stdout.strip().rsplit(" ", 1)[1]
+        delete_file = backup_path(data, delete_id)
+        sizes.setdefault("delete backup", []).append(delete_file.stat().st_size)
+        note(
+            "floor: read the delete backup's cells",
+            timed([*python, READ_BACKUP, str(delete_file)], env)[0],
+        )
+        elapsed, _ = timed([*txcript, "restore", delete_id, "--yes", "--force"], env)
+        note("restore (undo of the delete)", elapsed)
+        elapsed, _ = timed([*txcript, "restore", save_backup["id"], "--yes", "--force"], env)
+        note("restore (undo of the continue)", elapsed)
+        for path in (data / "backups").iterdir():
+            path.unlink()
+    log("timing the old whole-database copy …")
+    copy_script = (
+        "import sqlite3, sys; s = sqlite3.connect(sys.argv[1] + '?mode=ro', uri=True); "
+        "d = sqlite3.connect(sys.argv[2]); s.backup(d); d.close(); s.close()"
+    )
+    target = work / "whole.sqlite"
+    note(
+        "old: whole-database copy (online backup API)",
+        timed([*python, copy_script, str(database), str(target)], env)[0],
+    )
+    whole = target.stat().st_size
+    target.unlink()
+    report(args, rows, sizes, whole, database)
+
+
+def report(
+    args: argparse.Namespace,
+    rows: dict[str, list[float]],
+    sizes: dict[str, list[int]],
+    whole: int,
+    database: Path,
+) -> None:
+    summary: dict[str, Any] = {"rounds": args.rounds, "database_bytes": database.stat().st_size}
+    print(f"| measurement | median of {args.rounds} | each |")
+    print("|---|---|---|")
+    for name, values in rows.items():
+        median = statistics.median(values) * 1000
+        each = ", ".join(f"{v * 1000:.0f}" for v in values)
+        print(f"| {name} | {median:.0f} ms | {each} ms |")
+        summary[name] = {
+            "median_ms": round(median, 1),
+            "each_ms": [round(v * 1000, 1) for v in values],
+        }
+    for name, values in sizes.items():
+        print(f"| {name} file | {max(values) / 1024:.1f} KiB | |")
+        summary[f"{name} bytes"] = max(values)
+    print(f"| old whole-database backup file | {whole / (1 << 20):.0f} MiB | |")
+    summary["whole backup bytes"] = whole
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
