@@ -10,15 +10,19 @@ from typing import Any
 
 import msgspec
 
-from txcript import harnesses, view
+from txcript import harnesses
 from txcript.errors import BadInput, Unconvertible
+from txcript.fragment import Span
 from txcript.harnesses.base import Discovered
-from txcript.model import to_json
+from txcript.model import Transcript, to_json
+from txcript.render import view
 from txcript.sessions import discover, find_session, open_reference, parse_document
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
 
-EXPORT_FORMATS = ("simple", "common", "native")
+EXPORT_FORMATS = ("simple", "common", "markdown", "html", "native")
+#: Formats for people to read: one-way renderings, never parsed back.
+READING_FORMATS = ("markdown", "html")
 
 
 def harness_rows() -> list[dict[str, Any]]:
@@ -79,11 +83,17 @@ def view_session(reference: str, from_harness: str | None = None) -> str:
 
 
 def export_session(
-    reference: str, from_harness: str | None = None, export_format: str = "simple"
+    reference: str,
+    from_harness: str | None = None,
+    export_format: str = "simple",
+    *,
+    full: bool = False,
 ) -> str:
-    """A session (or range) as a Simple document, a Common document, or its native text form.
+    """A session (or range) as a Simple document, a Common document, its native text form, or a
+    Markdown or HTML page to read.
 
     The source id, start time and cwd are kept. A range may not cut a tool call from its result.
+    ``full`` keeps long output whole in the reading formats (they cut it by default).
     """
     if export_format not in EXPORT_FORMATS:
         raise BadInput(
@@ -91,6 +101,11 @@ def export_session(
             + ", ".join(EXPORT_FORMATS)
         )
     opened = open_reference(reference, from_harness)
+    if export_format in READING_FORMATS:
+        _, span = opened.sliced(check_tool_pairs=True)
+        return render_document(
+            opened.transcript, export_format, harness=opened.harness.id, span=span, full=full
+        )
     same_format = export_format == "native" or opened.harness.id == export_format
     if same_format and opened.request is None:
         # No detour through Common: the harness's own text keeps what Common has no slot for.
@@ -100,6 +115,27 @@ def export_session(
         return to_json(transcript, indent=2) + "\n"
     target = harnesses.get("simple") if export_format == "simple" else opened.harness
     return _with_newline(target.to_text(target.from_common(transcript)))
+
+
+def render_document(
+    transcript: Transcript,
+    export_format: str,
+    *,
+    harness: str,
+    span: Span | None = None,
+    full: bool = False,
+) -> str:
+    """A transcript (or the messages in ``span``) as a Markdown or HTML document."""
+    from txcript.render import present
+
+    session = present.present(transcript, harness=harness, span=span, full=full)
+    if export_format == "markdown":
+        from txcript.render import markdown
+
+        return markdown.render(session)
+    from txcript.render.html import render_session
+
+    return render_session(session)
 
 
 def convert_document(data: bytes, label: str, from_harness: str, to_harness: str) -> str:

@@ -94,15 +94,19 @@ def view_command(ref: str, from_: str | None) -> None:
     "export_format",
     default="simple",
     show_default=True,
-    type=click.Choice(["simple", "common", "native"]),
-    help="simple: a Simple document; common: Common JSON; native: the harness's text form.",
+    type=click.Choice(["simple", "common", "markdown", "html", "native"]),
+    help="simple: a Simple document; common: Common JSON; markdown, html: a page to read "
+    "(html is self-contained and loads nothing); native: the harness's text form.",
 )
+@click.option("--full", is_flag=True, help="markdown, html: keep long output whole.")
 @click.option("--out", metavar="FILE", help="Write to FILE instead of stdout.")
-def export_command(ref: str, from_: str | None, export_format: str, out: str | None) -> None:
+def export_command(
+    ref: str, from_: str | None, export_format: str, full: bool, out: str | None
+) -> None:
     """Write a session (or a #RANGE of it) as a document, keeping its id, start time and cwd."""
     from txcript.operations import export_session
 
-    write_output(export_session(ref, from_, export_format), out)
+    write_output(export_session(ref, from_, export_format, full=full), out)
 
 
 @click.command("convert")

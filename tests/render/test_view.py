@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from txcript import model as m
 from txcript.fragment import Span
-from txcript.view import render
+from txcript.render.view import render
 
 T = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
