@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -136,6 +136,22 @@ def render_document(
     from txcript.render.html import render_session
 
     return render_session(session)
+
+
+def archive_sessions(
+    out: str,
+    harness_names: Sequence[str] = (),
+    *,
+    cwd: str | None = None,
+    since: datetime | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Any:
+    """``txcript archive``: bring the static site in ``out`` up to date with the matching
+    sessions (an :class:`txcript.render.archive.ArchiveResult`)."""
+    from txcript.render.archive import build_archive
+
+    sessions = discover(harness_names, cwd=cwd, since=since)
+    return build_archive(Path(out), sessions, progress=progress)
 
 
 def convert_document(data: bytes, label: str, from_harness: str, to_harness: str) -> str:

@@ -1,5 +1,6 @@
-"""The HTML export in a real headless Chromium: it renders every message, loads nothing, logs no
-error, keeps injected markup inert, and its search and collapsible blocks work.
+"""The HTML export and the archive index in a real headless Chromium: every message renders,
+nothing loads, no error is logged, injected markup stays inert, and search, collapsible blocks,
+sorting, filtering and links work.
 
 Set ``TXCRIPT_DOCS_SCREENSHOT=docs/html-export.png`` to also write the README's screenshot.
 """
@@ -8,12 +9,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 from browser import Watched, browser_fixture, watched_fixture  # noqa: F401 - fixtures
 from kitchen_sink import MARKER, kitchen_sink
+from render_fixtures import IDS, put_sessions
 
+from txcript.diagnostics import TranscriptWarning
 from txcript.operations import render_document
+from txcript.render.archive import build_archive
+from txcript.sessions import discover
 
 SHOWN = "article.message:not([hidden])"
 
@@ -91,4 +97,40 @@ def test_details_expand_on_click(watched: Watched, tmp_path: Path) -> None:
     assert page.evaluate("[...document.querySelectorAll('main details')].every(d => d.open)")
     page.click("#collapse-all")
     assert page.evaluate("[...document.querySelectorAll('main details')].every(d => !d.open)")
+    assert watched.console_errors == []
+
+
+def test_the_archive_index_sorts_filters_and_links(
+    watched: Watched, isolated_home: Path, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    put_sessions(isolated_home)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TranscriptWarning)  # the fixture's deliberate bad line
+        build_archive(tmp_path / "site", discover(["claude_code"]))
+    index = tmp_path / "site" / "index.html"
+    watched.open(index)
+    page = watched.page
+    rows = page.locator("#sessions tbody tr")
+    assert rows.count() == 3
+    ids = "[...document.querySelectorAll('#sessions tbody tr')].map(r => r.dataset.id)"
+    assert page.evaluate(ids) == [IDS[2], IDS[1], IDS[0]]
+    page.click("th[data-key=started] button")  # newest first -> oldest first
+    assert page.evaluate(ids) == [IDS[0], IDS[1], IDS[2]]
+    assert page.get_attribute("th[data-key=started]", "aria-sort") == "ascending"
+    page.fill("#filter", IDS[1][:8])
+    expect(page.locator("#sessions tbody tr:not([hidden])")).to_have_count(1)
+    expect(page.locator("#shown")).to_have_text("1 shown")
+    page.fill("#filter", "")
+    page.select_option("#harness", "claude_code")
+    expect(page.locator("#sessions tbody tr:not([hidden])")).to_have_count(3)
+    page.screenshot(path=str(tmp_path / "archive-index.png"))
+    first = page.locator("#sessions tbody tr a").first
+    target = tmp_path / "site" / str(first.get_attribute("href"))
+    first.click()
+    page.wait_for_load_state("load")
+    assert page.url == target.as_uri()
+    assert page.locator("article.message").count() == 4
+    assert watched.off_page_requests(index, target) == []
     assert watched.console_errors == []

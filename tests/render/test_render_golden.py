@@ -8,15 +8,13 @@ diff before committing it.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from kitchen_sink import kitchen_sink
+from render_fixtures import fixture_module
 
 from txcript import harnesses
 from txcript.model import Transcript
@@ -28,30 +26,18 @@ GOLDEN = Path(__file__).parent / "golden"
 pytestmark = pytest.mark.filterwarnings("ignore::txcript.diagnostics.TranscriptWarning")
 
 
-def _fixtures(name: str, relative: str) -> ModuleType:
-    """A harness's fixture module from its own test directory (test modules are not a package)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TESTS / relative)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _from_text(harness: str, text: str) -> Transcript:
     chosen = harnesses.get(harness)
     return chosen.to_common(chosen.from_text(text))
 
 
 def claude_code_session() -> Transcript:
-    claude = _fixtures("claude_fixtures", "claude_code/claude_fixtures.py")
+    claude = fixture_module("claude_fixtures", "claude_code/claude_fixtures.py")
     return _from_text("claude_code", claude.jsonl(claude.realistic_records()))
 
 
 def codex_session() -> Transcript:
-    codex = _fixtures("codex_fixtures", "codex/codex_fixtures.py")
+    codex = fixture_module("codex_fixtures", "codex/codex_fixtures.py")
     return _from_text("codex", codex.current_text())
 
 

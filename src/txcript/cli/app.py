@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from txcript import __version__
-from txcript.cli import demo, query, reading, serve, writing
+from txcript.cli import archive, demo, query, reading, serve, writing
 from txcript.shared.text import scrub
 
 HARNESS_HELP = (
@@ -52,6 +52,7 @@ for _command in (
     query.query_command,
     reading.view_command,
     reading.export_command,
+    archive.archive_command,
     writing.continue_command,
     reading.convert_command,
     writing.delete_command,
