@@ -184,8 +184,8 @@ def search_sessions(args: SearchArgs) -> dict[str, Any]:
 
 def read_session(args: ReadArgs) -> str:
     from txcript.fragment import Span, split_fragment
+    from txcript.render.view import render
     from txcript.sessions import open_reference
-    from txcript.view import render
 
     opened = open_reference(args.id, args.from_)
     span = opened.span()
