@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -19,6 +19,9 @@ from txcript.render import view
 from txcript.sessions import discover, find_session, open_reference, parse_document
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
+
+if TYPE_CHECKING:
+    from txcript.render.archive import ArchiveResult
 
 EXPORT_FORMATS = ("simple", "common", "markdown", "html", "native")
 #: Formats for people to read: one-way renderings, never parsed back.
@@ -145,9 +148,9 @@ def archive_sessions(
     cwd: str | None = None,
     since: datetime | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> Any:
+) -> ArchiveResult:
     """``txcript archive``: bring the static site in ``out`` up to date with the matching
-    sessions (an :class:`txcript.render.archive.ArchiveResult`)."""
+    sessions."""
     from txcript.render.archive import build_archive
 
     sessions = discover(harness_names, cwd=cwd, since=since)
