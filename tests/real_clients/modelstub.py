@@ -1,0 +1,213 @@
+"""A model-API stand-in on 127.0.0.1: answers every request with one short text reply and keeps
+each request body, so a test can see exactly what a real harness client rebuilt from a session.
+
+It speaks just enough of two APIs for a client to finish one turn:
+
+* Anthropic Messages (``POST /v1/messages``), streamed as server-sent events or as one JSON body;
+* OpenAI Responses (``POST /v1/responses``), streamed; a WebSocket upgrade is answered 404 so the
+  client falls back to HTTP; ``GET /v1/models`` lists one model.
+
+Anything else is answered 404 and recorded too.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+REPLY = "stub reply"
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    body: Any
+
+
+@dataclass
+class ModelStub:
+    server: ThreadingHTTPServer
+    requests: list[Recorded] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def bodies(self, path: str) -> list[Any]:
+        return [r.body for r in self.requests if r.path.split("?")[0] == path]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
+    return b"".join(
+        f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events
+    )
+
+
+def _anthropic(body: Any) -> tuple[str, bytes]:
+    model = body.get("model", "stub") if isinstance(body, dict) else "stub"
+    message = {
+        "id": "msg_stub",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    if not (isinstance(body, dict) and body.get("stream")):
+        done = {**message, "content": [{"type": "text", "text": REPLY}], "stop_reason": "end_turn"}
+        return "application/json", json.dumps(done).encode()
+    return "text/event-stream", _sse(
+        [
+            ("message_start", {"type": "message_start", "message": message}),
+            (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            ),
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": REPLY},
+                },
+            ),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 2},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+
+
+def _responses(body: Any) -> tuple[str, bytes]:
+    model = body.get("model", "stub") if isinstance(body, dict) else "stub"
+    item = {
+        "type": "message",
+        "id": "msg_stub",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
+    }
+    response = {
+        "id": "resp_stub",
+        "object": "response",
+        "created_at": 0,
+        "status": "in_progress",
+        "model": model,
+        "output": [],
+    }
+    completed = {
+        **response,
+        "status": "completed",
+        "output": [item],
+        "usage": {
+            "input_tokens": 1,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 2,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 3,
+        },
+    }
+    events = [
+        ("response.created", {"type": "response.created", "response": response}),
+        (
+            "response.output_item.added",
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "content": [], "status": "in_progress"},
+            },
+        ),
+        (
+            "response.output_text.delta",
+            {
+                "type": "response.output_text.delta",
+                "item_id": "msg_stub",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": REPLY,
+            },
+        ),
+        (
+            "response.output_item.done",
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+        ),
+        ("response.completed", {"type": "response.completed", "response": completed}),
+    ]
+    return "text/event-stream", _sse(events)
+
+
+def start() -> ModelStub:
+    stub: ModelStub
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # silence stderr
+            pass
+
+        def _answer(self, status: int, kind: str, payload: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:
+            stub.requests.append(Recorded("GET", self.path, None))
+            if self.headers.get("Upgrade", "").lower() == "websocket":
+                self._answer(404, "text/plain", b"no websockets here")
+            elif self.path.split("?")[0].endswith("/models"):
+                data = {
+                    "object": "list",
+                    "data": [{"id": "stub-model", "object": "model"}],
+                    "models": [],
+                }
+                self._answer(200, "application/json", json.dumps(data).encode())
+            else:
+                self._answer(404, "text/plain", b"not found")
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Any = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            path = self.path.split("?")[0]
+            stub.requests.append(Recorded("POST", path, body))
+            if path.endswith("/messages") and "count_tokens" not in path:
+                self._answer(200, *_anthropic(body))
+            elif path.endswith("/count_tokens"):
+                self._answer(200, "application/json", b'{"input_tokens": 1}')
+            elif path.endswith("/responses"):
+                self._answer(200, *_responses(body))
+            else:
+                self._answer(404, "text/plain", b"not found")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    stub = ModelStub(server)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return stub

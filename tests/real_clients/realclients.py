@@ -1,0 +1,57 @@
+"""The real harness CLIs, pinned, and how the tier finds them.
+
+``.ci/run`` installs them from the npm registry into a cache dir and points
+``TXCRIPT_REAL_CLIENTS_DIR`` at it (an npm prefix: ``<dir>/node_modules/.bin/<binary>``).
+Locally, without that variable, the tier is skipped with a reason; with ``CI=true`` a missing
+client is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: npm package, version, binary: the client versions this tier verifies against.
+CLIENTS = {
+    "claude_code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
+    "codex": ("@openai/codex", "0.171.0", "codex"),
+}
+
+
+def binary(harness: str) -> Path:
+    package, version, name = CLIENTS[harness]
+    root = os.environ.get("TXCRIPT_REAL_CLIENTS_DIR")
+    reason = f"{package}@{version} is not installed (run .ci/run, or set TXCRIPT_REAL_CLIENTS_DIR)"
+    if not root:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but TXCRIPT_REAL_CLIENTS_DIR is unset: {reason}")
+        pytest.skip(reason)
+    path = Path(root) / "node_modules" / ".bin" / name
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but {path} is missing: {reason}")
+        pytest.skip(reason)
+    return path
+
+
+def record(harness: str, source: str, seen: dict[str, Any]) -> None:
+    """Add one verified row to the compatibility report, when ``TXCRIPT_COMPAT_REPORT`` names a
+    file (``docs/compatibility.md`` is generated from it by ``compat_table.py``)."""
+    report = os.environ.get("TXCRIPT_COMPAT_REPORT")
+    if not report:
+        return
+    package, version, _ = CLIENTS[harness]
+    row = {"writer": harness, "client": f"{package}@{version}", "source": source, **seen}
+    with open(report, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    # `python realclients.py npm-specs`: what .ci/run installs.
+    if sys.argv[1:] == ["npm-specs"]:
+        print(" ".join(f"{package}@{version}" for package, version, _ in CLIENTS.values()))

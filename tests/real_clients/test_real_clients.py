@@ -1,0 +1,295 @@
+"""The real Claude Code and Codex CLIs resume what txcript writes, offline.
+
+Each client runs on a **copy** of a store txcript wrote (resuming appends to the files), with an
+isolated HOME, a fake key, a timeout, and its model API pointed at a stub on 127.0.0.1
+(:mod:`modelstub`). The request the client sends to the stub is what it rebuilt from the session
+file; the test compares it, turn by turn, with what txcript itself reads back from the copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import modelstub
+import pytest
+from realclients import binary, record
+
+from txcript import model as m
+from txcript.model import to_json
+
+EXAMPLE_CURSOR = Path(__file__).parents[1] / "cursor_desktop" / "data" / "example-session.json"
+TIMEOUT = 180
+CLAUDE_MODEL = "claude-opus-4-5"
+CODEX_MODEL = "gpt-5"
+
+
+@pytest.fixture
+def stub() -> Iterator[modelstub.ModelStub]:
+    server = modelstub.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def _parallel_calls() -> m.Transcript:
+    """A Claude-style parallel batch: three calls in one response, one result failing."""
+    t = datetime(2026, 11, 20, 9, tzinfo=UTC)
+    step = timedelta(seconds=1)
+    calls = (
+        m.ToolUse(id="toolu_a1", tool=m.Bash(command="ls")),
+        m.ToolUse(id="toolu_a2", tool=m.Read(file_path="/w/README.md")),
+        m.ToolUse(id="toolu_a3", tool=m.Raw(tool_name="Grep", input={"pattern": "TODO"})),
+    )
+    results = (
+        m.ToolResult(tool_use_id="toolu_a1", content="README.md\nsrc"),
+        m.ToolResult(tool_use_id="toolu_a2", content="# acme"),
+        m.ToolResult(tool_use_id="toolu_a3", content="grep: bad pattern", is_error=True),
+    )
+    messages = (
+        m.Message(role="user", content=(m.Text("look around"),), timestamp=t),
+        m.Message(
+            role="assistant",
+            content=(
+                m.Thinking("three reads at once", signature="sig"),
+                m.Text("Looking."),
+                *calls,
+            ),
+            timestamp=t + step,
+        ),
+        m.Message(role="user", content=results, timestamp=t + 2 * step),
+        m.Message(role="assistant", content=(m.Text("Found it."),), timestamp=t + 3 * step),
+    )
+    meta = m.Meta(id="parallel-batch-source", timestamp=t, cwd="/w", title="parallel")
+    return m.Transcript(meta=meta, messages=messages)
+
+
+def _sources(tmp_path: Path) -> dict[str, Path]:
+    common = tmp_path / "parallel.common.json"
+    common.write_text(to_json(_parallel_calls()))
+    simple = tmp_path / "plain.json"
+    simple.write_text(
+        json.dumps(
+            {
+                "id": "not-a-uuid session",
+                "messages": [
+                    {"role": "user", "content": "hello"},
+                    {"role": "assistant", "content": "hi there"},
+                    {"role": "user", "content": "thanks"},
+                    {"role": "assistant", "content": "any time"},
+                ],
+            }
+        )
+    )
+    return {"parallel": common, "cursor_desktop": EXAMPLE_CURSOR, "simple": simple}
+
+
+def _txcript(env: dict[str, str], *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "txcript", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if done.stdout.strip().startswith(("{", "[")) else {}
+
+
+def _continue(tmp_path: Path, source: Path, target: str) -> tuple[dict[str, Any], dict[str, str]]:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
+        CODEX_HOME=str(tmp_path / "codex"),
+        TXCRIPT_DATA_DIR=str(tmp_path / "data"),
+        TXCRIPT_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    written = _txcript(
+        env,
+        "continue",
+        str(source),
+        "--with",
+        target,
+        "--cwd",
+        str(project),
+        "--no-resume",
+        "--json",
+    )
+    return written, env
+
+
+def _read_back(env: dict[str, str], harness: str, session_id: str) -> m.Transcript:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "txcript",
+            "export",
+            session_id,
+            "--from",
+            harness,
+            "--format",
+            "common",
+        ],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return m.from_json(done.stdout)
+
+
+def _expected(transcript: m.Transcript) -> dict[str, Any]:
+    roles: list[str] = []
+    calls = results = errors = 0
+    for message in transcript.messages:
+        if not roles or roles[-1] != message.role:
+            roles.append(message.role)
+        for block in message.content:
+            calls += isinstance(block, m.ToolUse)
+            results += isinstance(block, m.ToolResult)
+            errors += isinstance(block, m.ToolResult) and block.is_error
+    return {"turns": roles, "calls": calls, "results": results, "errors": errors}
+
+
+def _fresh_copy(tmp_path: Path, name: str) -> Path:
+    copy = tmp_path / f"{name}-copy"
+    shutil.copytree(tmp_path / name, copy, symlinks=True)
+    return copy
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    output = done.stdout + done.stderr
+    for complaint in ("No conversation found", "Error parsing", "failed to parse", "invalid"):
+        assert complaint not in output, output[-2000:]
+    assert done.returncode == 0, output[-2000:]
+    return done
+
+
+# ------------------------------------------------------------------------------ Claude Code
+
+
+def _claude_reasoning(body: dict[str, Any]) -> str:
+    kinds = {
+        block.get("type")
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+    }
+    return "thinking blocks" if kinds & {"thinking", "redacted_thinking"} else "none sent"
+
+
+def _codex_reasoning(body: dict[str, Any]) -> str:
+    kinds = {item.get("type") for item in body["input"]}
+    return "reasoning items" if "reasoning" in kinds else "none sent"
+
+
+def _claude_seen(body: dict[str, Any]) -> dict[str, Any]:
+    history = body["messages"][:-1]  # the last user message is the probe
+    roles: list[str] = []
+    calls = results = errors = 0
+    for message in history:
+        if not roles or roles[-1] != message["role"]:
+            roles.append(message["role"])
+        content = message["content"]
+        blocks = content if isinstance(content, list) else [{"type": "text"}]
+        for block in blocks:
+            calls += block.get("type") == "tool_use"
+            results += block.get("type") == "tool_result"
+            errors += block.get("type") == "tool_result" and bool(block.get("is_error"))
+    return {"turns": roles, "calls": calls, "results": results, "errors": errors}
+
+
+@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
+def test_claude_code_resumes_the_copy_and_rebuilds_every_turn(
+    tmp_path: Path, stub: modelstub.ModelStub, source: str
+) -> None:
+    client = binary("claude_code")
+    written, env = _continue(tmp_path, _sources(tmp_path)[source], "claude_code")
+    expected = _expected(_read_back(env, "claude_code", written["id"]))
+    copy = _fresh_copy(tmp_path, "claude")
+    command = [str(client), *written["resume_command"][1:], "-p", "probe", "--model", CLAUDE_MODEL]
+    run_env = dict(
+        env,
+        CLAUDE_CONFIG_DIR=str(copy),
+        ANTHROPIC_BASE_URL=stub.url,
+        ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+    _run(command, tmp_path / "project", run_env)
+    bodies = [b for b in stub.bodies("/v1/messages") if isinstance(b, dict) and b.get("messages")]
+    assert bodies, "Claude Code sent no request to the model stub"
+    seen = _claude_seen(bodies[0])
+    assert seen == expected
+    record("claude_code", source, {**seen, "reasoning": _claude_reasoning(bodies[0])})
+
+
+# ------------------------------------------------------------------------------------ Codex
+
+
+def _codex_seen(body: dict[str, Any]) -> dict[str, Any]:
+    roles: list[str] = []
+    calls = results = 0
+    for item in body["input"]:
+        kind = item.get("type")
+        if kind == "function_call":
+            calls += 1
+            role = "assistant"
+        elif kind == "function_call_output":
+            results += 1
+            role = "user"
+        elif kind == "message" and item.get("role") in ("user", "assistant"):
+            texts = [c.get("text", "") for c in item.get("content", [])]
+            if item["role"] == "user" and all(t.lstrip().startswith("<") for t in texts):
+                continue  # context Codex injects (<environment_context>, AGENTS.md)
+            role = item["role"]
+        else:
+            continue
+        if not roles or roles[-1] != role:
+            roles.append(role)
+    if roles and roles[-1] == "user":
+        roles.pop()  # the probe
+    return {"turns": roles, "calls": calls, "results": results}
+
+
+@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
+def test_codex_resumes_the_copy_and_rebuilds_every_turn(
+    tmp_path: Path, stub: modelstub.ModelStub, source: str
+) -> None:
+    client = binary("codex")
+    written, env = _continue(tmp_path, _sources(tmp_path)[source], "codex")
+    expected = _expected(_read_back(env, "codex", written["id"]))
+    copy = _fresh_copy(tmp_path, "codex")
+    command = [
+        str(client),
+        "exec",
+        "--skip-git-repo-check",
+        "-c",
+        f"model={CODEX_MODEL}",
+        "-c",
+        f'openai_base_url="{stub.url}/v1"',
+        *written["resume_command"][1:],
+        "probe",
+    ]
+    run_env = dict(env, CODEX_HOME=str(copy), OPENAI_API_KEY="sk-test-not-a-key")
+    _run(command, tmp_path / "project", run_env)
+    bodies = [b for b in stub.bodies("/v1/responses") if isinstance(b, dict) and b.get("input")]
+    assert bodies, "Codex sent no request to the model stub"
+    seen = _codex_seen(bodies[0])
+    del expected["errors"]
+    assert seen == expected
+    record("codex", source, {**seen, "reasoning": _codex_reasoning(bodies[0])})
