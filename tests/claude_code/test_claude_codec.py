@@ -145,7 +145,9 @@ def test_synthetic_messages_do_not_decide_the_session_model() -> None:
     ]
     transcript = common(records)
     assert transcript.meta.model == "claude-sonnet-4-6"
-    assert transcript.messages[1].model == "<synthetic>"
+    # "<synthetic>" is Claude Code's "no model": Common says that with None, and the writer
+    # turns None back into "<synthetic>" (the real client needs a model on every line).
+    assert transcript.messages[1].model is None
 
 
 # ------------------------------------------------------------------------------------ chain

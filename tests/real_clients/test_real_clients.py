@@ -293,3 +293,15 @@ def test_codex_resumes_the_copy_and_rebuilds_every_turn(
     del expected["errors"]
     assert seen == expected
     record("codex", source, {**seen, "reasoning": _codex_reasoning(bodies[0])})
+
+
+def test_claude_assistant_lines_always_carry_a_model(tmp_path: Path) -> None:
+    """Regression: a copy from a source without per-message models (a Simple document) wrote
+    assistant lines with no ``message.model``; Claude Code then hung on a resume without a key
+    instead of reporting that it is not logged in. Every line now carries the source's model,
+    else Claude Code's own ``<synthetic>`` marker, which reads back as no model."""
+    written, env = _continue(tmp_path, _sources(tmp_path)["simple"], "claude_code")
+    lines = [json.loads(x) for x in Path(written["location"]).read_text().splitlines()]
+    models = [r["message"]["model"] for r in lines if r.get("type") == "assistant"]
+    assert models == ["<synthetic>", "<synthetic>"]
+    assert all(msg.model is None for msg in _read_back(env, "claude_code", written["id"]).messages)

@@ -33,7 +33,7 @@ from typing import Any
 
 from txcript.diagnostics import warn
 from txcript.harnesses.claude_code import envelope
-from txcript.harnesses.claude_code.meta import CONVERSATION, MetaScan
+from txcript.harnesses.claude_code.meta import CONVERSATION, MetaScan, message_model
 from txcript.harnesses.claude_code.native import ClaudeSession, SideFile, parse_lines
 from txcript.model import (
     STOP_REASONS,
@@ -245,7 +245,9 @@ class _Builder:
             return
         blocks = self.blocks(number, message.get("content"), "assistant")
         timestamp = self.stamp(record)
-        model = message.get("model") if isinstance(message.get("model"), str) else None
+        # ``<synthetic>`` is Claude Code's "no model produced this"; Common says that with None
+        # (and the writer says it back with ``<synthetic>``, so the two map one to one).
+        model = message_model(record)
         stop = _stop_reason(message.get("stop_reason"))
         usage = _usage(message.get("usage"))
         response = message.get("id") if isinstance(message.get("id"), str) else None

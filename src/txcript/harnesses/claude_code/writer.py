@@ -36,6 +36,7 @@ import uuid
 from typing import Any
 
 from txcript.harnesses.claude_code import envelope
+from txcript.harnesses.claude_code.meta import SYNTHETIC_MODEL
 from txcript.harnesses.claude_code.native import ClaudeSession, session_from_records
 from txcript.harnesses.claude_code.reader import NAMESPACE
 from txcript.model import (
@@ -224,8 +225,9 @@ class _Writer:
             "type": "message",
             "role": "assistant",
         }
-        if message.model is not None:
-            body["model"] = message.model
+        # Claude Code needs a model on every assistant line (a resume without one hangs instead
+        # of reporting that it is not logged in); ``<synthetic>`` is its own "no model" marker.
+        body["model"] = message.model or SYNTHETIC_MODEL
         body["content"] = content
         body["stop_reason"] = reason.other if isinstance(reason, OtherStop) else reason
         body["stop_sequence"] = None
