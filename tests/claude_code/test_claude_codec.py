@@ -290,7 +290,12 @@ def test_a_parent_cycle_does_not_hang() -> None:
     assert texts(common(records)) == ["a", "b"]
 
 
-def test_split_lines_of_one_response_merge_and_others_do_not() -> None:
+def test_split_lines_of_one_response_merge_even_across_a_result() -> None:
+    """Lines sharing ``message.id`` are one API response, whatever was written between them.
+
+    (Before parallel calls were understood, a line of the response written after a result
+    started a new message, which left a call and a result of one response in two messages.)
+    """
     records = [
         user("u1", None, "09:00:00", "two tools"),
         assistant(
@@ -312,19 +317,31 @@ def test_split_lines_of_one_response_merge_and_others_do_not() -> None:
         ),
         user("u2", "a2", "09:00:03", [tool_result("t1", "x")]),
         assistant(
-            "a3", "u2", "09:00:04", [tool_use("t2", "Glob", {"pattern": "y"})], message_id="m1"
+            "a3",
+            "u2",
+            "09:00:04",
+            [tool_use("t2", "Glob", {"pattern": "y"})],
+            message_id="m1",
+            usage={"input_tokens": 3, "output_tokens": 12},
         ),
     ]
-    transcript = common(records)
-    assert len(transcript.messages) == 4
+    with pytest.warns(TranscriptWarning, match="tool call t2 has no result"):
+        transcript = common(records)
+    assert len(transcript.messages) == 3
     merged = transcript.messages[1]
     assert merged.content == (
         m.Text(text="calling"),
         m.ToolUse(id="t1", tool=m.Raw(tool_name="Glob", input={"pattern": "*"})),
+        m.ToolUse(id="t2", tool=m.Raw(tool_name="Glob", input={"pattern": "y"})),
     )
     assert merged.timestamp == when("09:00:01")
     assert merged.stop_reason == "tool_use"
-    assert merged.usage == m.Usage(input_tokens=3, output_tokens=9)
+    assert merged.usage == m.Usage(input_tokens=3, output_tokens=12)
+    assert transcript.messages[2] == m.Message(
+        role="user",
+        content=(m.ToolResult(tool_use_id="t1", content="x"),),
+        timestamp=when("09:00:03"),
+    )
 
 
 # ----------------------------------------------------------------------------------- blocks

@@ -17,6 +17,7 @@ from txcript import model as m
 from txcript.harnesses.claude_code import reader, writer
 from txcript.harnesses.claude_code.native import ClaudeSession
 from txcript.harnesses.claude_code.text import from_text, to_text
+from txcript.pairing import answer_open_calls
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 _ID = re.compile(r"[A-Za-z0-9_-]+")
@@ -167,7 +168,8 @@ def claude_transcripts(draw: st.DrawFn) -> m.Transcript:
         cli_version=draw(st.none() | non_empty),
         model=first_model,
     )
-    return m.Transcript(meta=meta, messages=tuple(messages))
+    # Writers close calls left open mid-session (txcript.pairing); the fixpoint is over closed ones.
+    return answer_open_calls(m.Transcript(meta=meta, messages=tuple(messages)))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

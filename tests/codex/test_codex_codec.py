@@ -31,6 +31,7 @@ from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import Malformed
 from txcript.harnesses.codex import Codex, codec, native, tools
+from txcript.pairing import answer_open_calls
 
 H = Codex()
 
@@ -800,7 +801,8 @@ def codex_transcripts(draw: st.DrawFn) -> m.Transcript:
         cli_version=draw(st.none() | nonempty),
         model=draw(st.none() | nonempty),
     )
-    return m.Transcript(meta=meta, messages=tuple(messages))
+    # Writers close calls left open mid-session (txcript.pairing); the fixpoint is over closed ones.
+    return answer_open_calls(m.Transcript(meta=meta, messages=tuple(messages)))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

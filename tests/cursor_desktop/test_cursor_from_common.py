@@ -37,6 +37,7 @@ from txcript.model import (
     Usage,
     Write,
 )
+from txcript.pairing import answer_open_calls
 from txcript.shared.fileuri import file_uri, path_from_file_uri
 from txcript.shared.jsonutil import INVALID
 from txcript.shared.jsonutil import try_loads as parse_json
@@ -307,7 +308,8 @@ def test_grouping_flags_follow_the_bubble_kind() -> None:
             "capabilityType": 15,
             "isToolGroupable": True,
             "toolFormerTool": 40,
-            "toolFormerStatus": "started",
+            # c1 has no result although the session goes on: the writer closes it.
+            "toolFormerStatus": "error",
             "toolCallId": "c1",
         },
         base
@@ -651,7 +653,8 @@ def representable(draw: st.DrawFn) -> Transcript:
         title=draw(nonblank.map(str.strip)),
         model=model,
     )
-    return Transcript(meta=meta, messages=tuple(messages))
+    # Writers close calls left open mid-session (txcript.pairing); the fixpoint is over closed ones.
+    return answer_open_calls(Transcript(meta=meta, messages=tuple(messages)))
 
 
 @settings(max_examples=200, deadline=None)

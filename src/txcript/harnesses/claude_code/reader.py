@@ -8,9 +8,18 @@
   older CLIs) are never part of it. A compaction boundary (``parentUuid: null`` with
   ``logicalParentUuid``) continues into the history before it. A record with no ``parentUuid``
   key at all (hand-written files) hangs from the previous node.
+* **Parallel calls.** One response is written one content block per line, chained A1 ← A2 ← A3
+  under one ``message.id``; each result hangs from its call's line, in completion order, and
+  the next turn from the last result written, so the walk back reaches one call of the batch.
+  The branch is therefore closed under: an assistant line whose parent is on it and whose
+  ``message.id`` is that of an assistant line on it, and a user line whose parent is on it that
+  holds only results answering calls on it (repeated until nothing is added; file order kept).
 * **Turns.** ``assistant`` lines of one streamed response share ``message.id`` and are merged into
-  one message (model of the first, stop reason and usage of the last that has one). ``user``
-  lines map one to one; their ``tool_result`` blocks answer the calls.
+  one message (model of the first, stop reason and usage of the last that has one), even when
+  results of its earlier calls were written between them. Lines holding only results for the
+  open response's calls are gathered into one user message after it (in call order when they
+  came from several lines). Other ``user`` lines map one to one. A call with no result while
+  the conversation goes on gets one warning per session naming it (:mod:`txcript.pairing`).
 * **Slash commands.** A user line (or a ``system``/``local_command`` record) whose body is
   ``<command-name>`` markup becomes a user message holding a :class:`~txcript.model.Command`,
   under the record's uuid as call id; the ``<local-command-stdout>`` record, or the ``isMeta``
@@ -28,6 +37,8 @@ blocks, …), are left out with a warning naming the line; they stay in the nati
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -53,6 +64,7 @@ from txcript.model import (
     Usage,
     type_tool,
 )
+from txcript.pairing import describe_unanswered
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import INVALID, is_uint
@@ -103,15 +115,93 @@ def active_path(records: list[Numbered]) -> list[Numbered]:
             link = record.get("logicalParentUuid")
         return position.get(link) if isinstance(link, str) else None
 
-    path: list[Numbered] = []
-    seen: set[int] = set()
+    branch: set[int] = set()
     current: int | None = leaf
-    while current is not None and current not in seen:
-        seen.add(current)
-        path.append(nodes[current])
+    while current is not None and current not in branch:
+        branch.add(current)
         current = parent(current)
-    path.reverse()
-    return path
+    _close_over_batches(nodes, branch, parent)
+    return [nodes[index] for index in sorted(branch)]
+
+
+def _response_id(record: dict[str, Any]) -> str | None:
+    message = record.get("message")
+    value = message.get("id") if isinstance(message, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _call_ids(record: dict[str, Any]) -> list[str]:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return []
+    return [
+        block["id"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "tool_use"
+        and isinstance(block.get("id"), str)
+    ]
+
+
+def _answers_only(record: dict[str, Any], calls: set[str]) -> bool:
+    """Does this user line hold only ``tool_result`` blocks, each answering one of ``calls``?"""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list) or not content:
+        return False
+    return all(
+        isinstance(block, dict)
+        and block.get("type") == "tool_result"
+        and block.get("tool_use_id") in calls
+        for block in content
+    )
+
+
+def _close_over_batches(
+    nodes: list[Numbered], branch: set[int], parent: Callable[[int], int | None]
+) -> None:
+    """Add the parallel-call lines the ``parentUuid`` walk misses (in place).
+
+    One response with several calls is written as a chain of assistant lines sharing
+    ``message.id``, each result hanging from the line of its call, and the next turn from the
+    last result written; the walk back from the leaf passes through one call of the batch only.
+    The branch is closed under: an assistant line whose parent is on it and whose ``message.id``
+    is that of an assistant line on it; a user line whose parent is on it and that holds only
+    results answering calls on it. Sidechain lines never join; a rewind's abandoned turns do
+    not qualify (another response id, or a prompt rather than results).
+    """
+    responses: set[str] = set()
+    calls: set[str] = set()
+    for index in branch:
+        record = nodes[index][1]
+        if record.get("type") == "assistant":
+            response = _response_id(record)
+            if response is not None:
+                responses.add(response)
+            calls.update(_call_ids(record))
+    if not calls and not responses:
+        return
+    added = True
+    while added:
+        added = False
+        for index, (_, record) in enumerate(nodes):
+            if index in branch or record.get("isSidechain") is True:
+                continue
+            kind = record.get("type")
+            if kind not in CONVERSATION:
+                continue
+            up = parent(index)
+            if up is None or up not in branch:
+                continue
+            if kind == "assistant":
+                if _response_id(record) not in responses:
+                    continue
+                calls.update(_call_ids(record))
+            elif not _answers_only(record, calls):
+                continue
+            branch.add(index)
+            added = True
 
 
 # ----------------------------------------------------------------------------------- values
@@ -191,6 +281,20 @@ def _joined_text(content: Any) -> str | None:
 # ---------------------------------------------------------------------------------- builder
 
 
+@dataclass
+class _Batch:
+    """The assistant response being built, and the result lines answering its calls so far."""
+
+    response: str | None
+    calls: list[str]
+    results: list[tuple[datetime, list[Block]]] = field(default_factory=list)
+
+    def answered_by(self, blocks: list[Block]) -> bool:
+        return bool(blocks) and all(
+            isinstance(b, ToolResult) and b.tool_use_id in self.calls for b in blocks
+        )
+
+
 class _Builder:
     """One pass over the active branch, emitting Common messages."""
 
@@ -199,8 +303,8 @@ class _Builder:
         self.last_timestamp: datetime = meta.timestamp
         #: The call id of a command whose output has not been seen, if it is the last message.
         self.pending: str | None = None
-        #: ``message.id`` of the assistant response the last message was built from.
-        self.open_response: str | None = None
+        #: The response the last message was built from, while its results are gathered.
+        self.batch: _Batch | None = None
         self.spilled = {
             side.path[len("tool-results/") :]: side
             for side in session.side_files
@@ -219,9 +323,29 @@ class _Builder:
         return uuid if isinstance(uuid, str) and uuid else uuid5(NAMESPACE, f"line:{number}")
 
     def emit(self, message: Message, response: str | None = None) -> None:
+        self.flush()
         self.messages.append(message)
         self.pending = None
-        self.open_response = response
+        if message.role == "assistant":
+            calls = [b.id for b in message.content if isinstance(b, ToolUse)]
+            self.batch = _Batch(response, calls)
+
+    def flush(self) -> None:
+        """Emit the gathered results of the open response as one user message.
+
+        Results gathered from several lines (a parallel batch, written in completion order) are
+        put in call order, the order the API expects them in.
+        """
+        batch, self.batch = self.batch, None
+        if batch is None or not batch.results:
+            return
+        blocks = [block for _, line in batch.results for block in line]
+        if len(batch.results) > 1:
+            order = {call: i for i, call in enumerate(batch.calls)}
+            blocks.sort(key=lambda b: order[b.tool_use_id] if isinstance(b, ToolResult) else 0)
+        first = batch.results[0][0]
+        self.messages.append(Message(role="user", content=tuple(blocks), timestamp=first))
+        self.pending = None
 
     # -- records ----------------------------------------------------------------------------
     def build(self, path: list[Numbered]) -> list[Message]:
@@ -236,6 +360,7 @@ class _Builder:
                 markup = envelope.parse(body) if isinstance(body, str) else None
                 if markup is not None:
                     self.markup(number, record, markup)
+        self.flush()
         return self.messages
 
     def assistant(self, number: int, record: dict[str, Any]) -> None:
@@ -251,8 +376,11 @@ class _Builder:
         stop = _stop_reason(message.get("stop_reason"))
         usage = _usage(message.get("usage"))
         response = message.get("id") if isinstance(message.get("id"), str) else None
-        if response and response == self.open_response and self.messages:
+        batch = self.batch
+        if response and batch is not None and response == batch.response:
+            # Another line of the same response, possibly after results of its earlier calls.
             previous = self.messages[-1]
+            batch.calls.extend(b.id for b in blocks if isinstance(b, ToolUse))
             self.messages[-1] = Message(
                 role="assistant",
                 content=previous.content + tuple(blocks),
@@ -297,6 +425,9 @@ class _Builder:
             if content and not blocks:
                 return
             blocks = self.inline_spilled(record, blocks)
+            if self.batch is not None and self.batch.answered_by(blocks):
+                self.batch.results.append((self.stamp(record), blocks))
+                return
         else:
             warn(f"claude_code line {number}: user message content is not text or blocks; skipped")
             return
@@ -446,6 +577,9 @@ def to_common(session: ClaudeSession) -> Transcript:
     meta_scan, records = scan(session, warn_lines=True)
     meta = meta_scan.meta()
     messages = _Builder(session, meta).build(active_path(records))
+    unanswered = describe_unanswered("claude_code", meta.id, messages)
+    if unanswered is not None:
+        warn(unanswered)
     return Transcript(meta=meta, messages=tuple(messages))
 
 

@@ -54,6 +54,7 @@ from txcript.model import (
     render_tool,
 )
 from txcript.model import Text as TextBlock
+from txcript.pairing import answer_open_calls
 from txcript.shared.ids import uuid5
 from txcript.shared.jsonutil import dumps_compact
 from txcript.shared.timeutil import format_millis
@@ -342,4 +343,4 @@ class _Writer:
 
 
 def from_common(transcript: Transcript) -> ClaudeSession:
-    return _Writer(transcript).write()
+    return _Writer(answer_open_calls(transcript)).write()

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from txcript.diagnostics import warn
 from txcript.model import (
     Artifact,
     Block,
@@ -56,6 +57,7 @@ from txcript.model import (
     Usage,
     artifact_fallback_text,
 )
+from txcript.pairing import answer_open_calls, describe_unanswered
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import derived_uuid7, namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import dumps_compact, is_uint
@@ -386,6 +388,11 @@ class _Reader:
         if isinstance(output, str) and exec_family:
             output, failed = tools.exec_output(output)
             is_error = is_error or failed
+        elif isinstance(output, str):
+            # Any other tool's failure, written in the shell envelope (Codex has no other slot).
+            enveloped = tools.json_envelope(output)
+            if enveloped is not None:
+                output, is_error = enveloped[0], is_error or enveloped[1]
         return ToolResult(tool_use_id=call_id, content=output, is_error=is_error)
 
     def add_assistant(self, block: Block) -> None:
@@ -408,6 +415,9 @@ class _Reader:
 def to_common(native: CodexSession) -> Transcript:
     meta = meta_of(native)
     messages = _Reader(meta).read(records(native))
+    unanswered = describe_unanswered("codex", meta.id, messages)
+    if unanswered is not None:
+        warn(unanswered)
     return Transcript(meta=meta, messages=tuple(messages))
 
 
@@ -506,7 +516,11 @@ class _Writer:
         name, kind = self.calls.get(block.tool_use_id, ("", "function_call"))
         content = block.content
         text = content if isinstance(content, str) else dumps_compact(content)
-        if name in tools.EXEC_FAMILY:
+        if (
+            name in tools.EXEC_FAMILY
+            or block.is_error
+            or tools.json_envelope(text) is not None  # would read back unwrapped otherwise
+        ):
             text = tools.exec_envelope(text, block.is_error)
         item = {"type": f"{kind}_output", "call_id": block.tool_use_id, "output": text}
         self.emit(when, "response_item", item)
@@ -647,6 +661,7 @@ def _token_usage(input_tokens: int, cached: int, output_tokens: int) -> dict[str
 
 def from_common(transcript: Transcript) -> CodexSession:
     """The rollout Codex resumes for this transcript (pure and deterministic)."""
+    transcript = answer_open_calls(transcript)
     meta = transcript.meta
     lines = _Writer(transcript).write(transcript.messages)
     heads = (line_record(i, value) for i, value in enumerate(lines))

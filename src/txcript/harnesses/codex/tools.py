@@ -297,8 +297,9 @@ def _unified_exec(text: str) -> tuple[str, bool] | None:
     return rest, failed
 
 
-def exec_output(output: str) -> tuple[str, bool]:
-    """Unwrap an exec-family output: ``(text, is_error)``; unknown shapes are kept whole."""
+def json_envelope(output: str) -> tuple[str, bool] | None:
+    """``(text, is_error)`` of an output in the JSON envelope ``{"output", "metadata":
+    {"exit_code", …}}``, or None when it is not one."""
     value = try_loads(output) if output.startswith("{") else INVALID
     if (
         isinstance(value, dict)
@@ -308,6 +309,14 @@ def exec_output(output: str) -> tuple[str, bool]:
         and type(value["metadata"].get("exit_code")) is int
     ):
         return value["output"], value["metadata"]["exit_code"] != 0
+    return None
+
+
+def exec_output(output: str) -> tuple[str, bool]:
+    """Unwrap an exec-family output: ``(text, is_error)``; unknown shapes are kept whole."""
+    enveloped = json_envelope(output)
+    if enveloped is not None:
+        return enveloped
     match = _TEXT_ENVELOPE.match(output)
     if match:
         return output[match.end() :], int(match.group(1)) != 0

@@ -30,6 +30,7 @@ from txcript.harnesses.cursor_desktop import tools
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE, composer_template, vocabulary
 from txcript.model import Message, Text, Thinking, ToolResult, ToolUse, Transcript
+from txcript.pairing import answer_open_calls
 from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import uuid5
 from txcript.shared.jsonutil import dumps_compact
@@ -198,6 +199,8 @@ def _head(cid: str, name: str, created: int, cwd: str | None) -> dict[str, Any]:
 
 def from_common(transcript: Transcript) -> CursorSession:
     """Write a Common transcript as a native Cursor session. Never fails; deterministic."""
+    # Every block is a bubble: a call followed by any later bubble needs its result.
+    transcript = answer_open_calls(transcript, blockwise=True)
     meta = transcript.meta
     created = to_epoch_ms(meta.timestamp)
     cid = meta.id or uuid5(NAMESPACE, f"session:{created}:{meta.title or ''}")
