@@ -30,7 +30,7 @@ from txcript.harnesses.cursor_desktop import tools
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE, composer_template, vocabulary
 from txcript.model import Message, Text, Thinking, ToolResult, ToolUse, Transcript
-from txcript.pairing import answer_open_calls
+from txcript.pairing import NO_RESULT, answer_open_calls
 from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import uuid5
 from txcript.shared.jsonutil import dumps_compact
@@ -132,6 +132,7 @@ class _Writer:
                     tool_former["tool"] = number
                 bubble["capabilityType"] = 15
                 bubble["toolFormerData"] = tool_former
+                self.close_reused(block.id)
                 self.calls[block.id] = len(self.bubbles)
             else:
                 continue
@@ -143,6 +144,16 @@ class _Writer:
                     "outputTokens": message.usage.output_tokens,
                 }
             self.bubbles.append(bubble)
+
+    def close_reused(self, call_id: str) -> None:
+        """A call id used again: results attach to the later call, so close the earlier one
+        (still ``started``, it would read back as a call without result mid-session)."""
+        earlier = self.calls.get(call_id)
+        if earlier is not None:
+            tool_former = self.bubbles[earlier]["toolFormerData"]
+            if tool_former["status"] == "started":
+                tool_former["status"] = "error"
+                tool_former["result"] = NO_RESULT
 
     @staticmethod
     def attach(bubble: dict[str, Any], result: ToolResult, message: Message) -> None:
