@@ -29,7 +29,12 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         ("cursordesktop", "cursor_ide"),
         "txcript.harnesses.cursor_desktop:CursorDesktop",
     ),
-    HarnessInfo("cursor", "Cursor CLI", ("cursor_cli", "cursorcli"), None),
+    HarnessInfo(
+        "cursor",
+        "Cursor CLI",
+        ("cursor_cli", "cursorcli"),
+        "txcript.harnesses.cursor_cli:CursorCli",
+    ),
     HarnessInfo(
         "claude_code",
         "Claude Code",
