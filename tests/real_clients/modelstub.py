@@ -5,7 +5,9 @@ It speaks just enough of two APIs for a client to finish one turn:
 
 * Anthropic Messages (``POST /v1/messages``), streamed as server-sent events or as one JSON body;
 * OpenAI Responses (``POST /v1/responses``), streamed; a WebSocket upgrade is answered 404 so the
-  client falls back to HTTP; ``GET /v1/models`` lists one model.
+  client falls back to HTTP; ``GET /v1/models`` lists one model;
+* Gemini (``POST /v1beta/models/<model>:streamGenerateContent`` as server-sent events, and
+  ``:generateContent`` / ``:countTokens`` as JSON).
 
 Anything else is answered 404 and recorded too.
 """
@@ -40,6 +42,9 @@ class ModelStub:
 
     def bodies(self, path: str) -> list[Any]:
         return [r.body for r in self.requests if r.path.split("?")[0] == path]
+
+    def bodies_like(self, suffix: str) -> list[Any]:
+        return [r.body for r in self.requests if r.path.split("?")[0].endswith(suffix)]
 
     def close(self) -> None:
         self.server.shutdown()
@@ -158,6 +163,25 @@ def _responses(body: Any) -> tuple[str, bytes]:
     return "text/event-stream", _sse(events)
 
 
+def _gemini(path: str) -> tuple[str, bytes]:
+    chunk = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": REPLY}]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 2, "totalTokenCount": 3},
+        "modelVersion": "stub",
+    }
+    if path.endswith(":countTokens"):
+        return "application/json", b'{"totalTokens": 1}'
+    if path.endswith(":streamGenerateContent"):
+        return "text/event-stream", f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+    return "application/json", json.dumps(chunk).encode()
+
+
 def start() -> ModelStub:
     stub: ModelStub
 
@@ -203,6 +227,8 @@ def start() -> ModelStub:
                 self._answer(200, "application/json", b'{"input_tokens": 1}')
             elif path.endswith("/responses"):
                 self._answer(200, *_responses(body))
+            elif ":" in path.rsplit("/", 1)[-1] and "/models/" in path:
+                self._answer(200, *_gemini(path))
             else:
                 self._answer(404, "text/plain", b"not found")
 

@@ -20,6 +20,7 @@ import pytest
 CLIENTS = {
     "claude_code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
+    "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
 }
 
 

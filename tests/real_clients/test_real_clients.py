@@ -1,4 +1,4 @@
-"""The real Claude Code and Codex CLIs resume what txcript writes, offline.
+"""The real Claude Code, Codex and Gemini CLIs resume what txcript writes, offline.
 
 Each client runs on a **copy** of a store txcript wrote (resuming appends to the files), with an
 isolated HOME, a fake key, a timeout, and its model API pointed at a stub on 127.0.0.1
@@ -29,6 +29,7 @@ EXAMPLE_CURSOR = Path(__file__).parents[1] / "cursor_desktop" / "data" / "exampl
 TIMEOUT = 180
 CLAUDE_MODEL = "claude-opus-4-5"
 CODEX_MODEL = "gpt-5"
+GEMINI_MODEL = "gemini-2.5-flash"
 
 
 @pytest.fixture
@@ -114,6 +115,7 @@ def _continue(tmp_path: Path, source: Path, target: str) -> tuple[dict[str, Any]
         HOME=str(home),
         CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
         CODEX_HOME=str(tmp_path / "codex"),
+        GEMINI_CLI_HOME=str(home),
         TXCRIPT_DATA_DIR=str(tmp_path / "data"),
         TXCRIPT_CACHE_DIR=str(tmp_path / "cache"),
     )
@@ -305,3 +307,67 @@ def test_claude_assistant_lines_always_carry_a_model(tmp_path: Path) -> None:
     models = [r["message"]["model"] for r in lines if r.get("type") == "assistant"]
     assert models == ["<synthetic>", "<synthetic>"]
     assert all(msg.model is None for msg in _read_back(env, "claude_code", written["id"]).messages)
+
+
+# ----------------------------------------------------------------------------------- Gemini
+
+
+def _gemini_seen(body: dict[str, Any]) -> dict[str, Any]:
+    roles: list[str] = []
+    calls = results = errors = 0
+    reasoning = "none sent"
+    for content in body["contents"]:
+        role = "assistant" if content.get("role") == "model" else "user"
+        if not roles or roles[-1] != role:
+            roles.append(role)
+        for part in content.get("parts", []):
+            calls += "functionCall" in part
+            if "functionResponse" in part:
+                results += 1
+                errors += "error" in (part["functionResponse"].get("response") or {})
+            if part.get("thought"):
+                reasoning = "thought parts"
+    if roles and roles[-1] == "user":
+        roles.pop()  # the probe
+    return {
+        "turns": roles,
+        "calls": calls,
+        "results": results,
+        "errors": errors,
+        "reasoning": reasoning,
+    }
+
+
+@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
+def test_gemini_resumes_the_copy_and_rebuilds_every_turn(
+    tmp_path: Path, stub: modelstub.ModelStub, source: str
+) -> None:
+    client = binary("gemini")
+    written, env = _continue(tmp_path, _sources(tmp_path)[source], "gemini")
+    expected = _expected(_read_back(env, "gemini", written["id"]))
+    home = tmp_path / "home-copy"
+    shutil.copytree(tmp_path / "home", home, symlinks=True)
+    # The client's own settings: API-key auth (no login prompt).
+    (home / ".gemini" / "settings.json").write_text(
+        json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
+    )
+    command = [str(client), *written["resume_command"][1:], "-p", "probe", "-m", GEMINI_MODEL]
+    run_env = dict(
+        env,
+        HOME=str(home),
+        GEMINI_CLI_HOME=str(home),
+        GEMINI_API_KEY="test-key-not-a-key",
+        GOOGLE_GEMINI_BASE_URL=stub.url,
+        GEMINI_CLI_TRUST_WORKSPACE="true",
+    )
+    _run(command, tmp_path / "project", run_env)
+    bodies = [
+        b
+        for b in stub.bodies_like(":streamGenerateContent")
+        if isinstance(b, dict) and b.get("contents")
+    ]
+    assert bodies, "Gemini sent no request to the model stub"
+    seen = _gemini_seen(bodies[0])
+    reasoning = seen.pop("reasoning")
+    assert seen == expected
+    record("gemini", source, {**seen, "reasoning": reasoning})
