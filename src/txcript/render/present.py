@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeAlias
 
+import msgspec
+
 from txcript.fragment import Span
 from txcript.model import (
     Artifact,
@@ -163,6 +165,9 @@ class MessageView:
     model: str | None
     #: Why the turn ended, when that is worth telling (cut short, aborted, an error).
     stop_note: str | None
+    #: ``2026-01-02T03:04:05Z`` and ``2026-01-02 03:04:05 UTC`` (made once: pages print both).
+    iso_time: str = ""
+    time_label: str = ""
 
     @property
     def anchor(self) -> str:
@@ -171,14 +176,6 @@ class MessageView:
     @property
     def role_label(self) -> str:
         return self.role.capitalize()
-
-    @property
-    def time_label(self) -> str:
-        return format_time(self.timestamp)
-
-    @property
-    def iso_time(self) -> str:
-        return self.timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     @property
     def preview(self) -> str:
@@ -255,8 +252,23 @@ def excerpt(text: str, language: Language, full: bool) -> Body:
     return Body(language, text, left_out)
 
 
+_json = msgspec.json.Encoder()
+
+
 def pretty_json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
+    """Two-space indented JSON, keys in their order, raw UTF-8."""
+    try:
+        return msgspec.json.format(_json.encode(value), indent=2).decode("utf-8")
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        # What msgspec cannot encode (an integer beyond 64 bits, a lone surrogate).
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def compact_json(value: Any) -> str:
+    try:
+        return _json.encode(value).decode("utf-8")
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def _line_count(text: str) -> int:
@@ -318,9 +330,8 @@ def _tool_call(number: int, tool: Tool, full: bool) -> ToolCallItem:
     assert isinstance(tool, Raw)
     if tool.input is None or tool.input == {}:
         return ToolCallItem(number, name, None, (), ())
-    compact = json.dumps(tool.input, ensure_ascii=False, separators=(", ", ": "), default=str)
     body = excerpt(pretty_json(tool.input), "json", full)
-    return ToolCallItem(number, name, None, (), (body,), _glimpse(compact))
+    return ToolCallItem(number, name, None, (), (body,), _glimpse(compact_json(tool.input)))
 
 
 def _glimpse(text: str) -> str:
@@ -426,7 +437,11 @@ def present(
         items = tuple(_item(block, numbers, full) for block in message.content)
         model = message.model if message.model and message.model != meta.model else None
         stop = _stop_note(message)
-        views.append(MessageView(index + 1, message.role, message.timestamp, items, model, stop))
+        iso = message.timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+        label = f"{iso[:10]} {iso[11:19]} UTC"
+        views.append(
+            MessageView(index + 1, message.role, message.timestamp, items, model, stop, iso, label)
+        )
     whole = (span.start, span.end) == (0, total)
     title = one_line(meta.title or "") or (f"Session {one_line(meta.id)}" if meta.id else "Session")
     return SessionView(
