@@ -41,6 +41,11 @@ def codex_session() -> Transcript:
     return _from_text("codex", codex.current_text())
 
 
+def gemini_session() -> Transcript:
+    gemini = fixture_module("gemini_fixtures", "gemini/gemini_fixtures.py")
+    return _from_text("gemini", gemini.log_text())
+
+
 def cursor_desktop_session() -> Transcript:
     text = (TESTS / "cursor_desktop" / "data" / "example-session.json").read_text("utf-8")
     return _from_text("cursor_desktop", text)
@@ -51,6 +56,7 @@ SESSIONS: dict[str, tuple[str, Callable[[], Transcript]]] = {
     "claude-code": ("claude_code", claude_code_session),
     "codex": ("codex", codex_session),
     "cursor-desktop": ("cursor_desktop", cursor_desktop_session),
+    "gemini": ("gemini", gemini_session),
 }
 
 
@@ -78,7 +84,7 @@ def test_exports_match_their_golden_files(session: str, export_format: str) -> N
 
 def test_the_harness_sessions_are_not_trivial() -> None:
     """Each fixture session has tool calls and results, so its golden file shows them."""
-    for session in ("claude-code", "codex", "cursor-desktop"):
+    for session in ("claude-code", "codex", "cursor-desktop", "gemini"):
         transcript = SESSIONS[session][1]()
         kinds = {type(b).__name__ for msg in transcript.messages for b in msg.content}
         assert {"Text", "ToolUse", "ToolResult"} <= kinds, (session, kinds)
