@@ -286,8 +286,49 @@ def _thinking(payload: dict[str, Any]) -> Thinking:
     )
 
 
+@dataclass
+class _SideEvents:
+    """What display events say about calls, gathered before reading (they may come either side
+    of the call's output): ``exec_command_end`` output and exit code, failed MCP calls."""
+
+    exec_end: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    mcp_failed: set[str] = field(default_factory=set)
+    outputs: set[str] = field(default_factory=set)
+
+    @classmethod
+    def scan(cls, items: list[Record]) -> _SideEvents:
+        found = cls()
+        for record in items:
+            payload = record.payload
+            kind = payload.get("type")
+            call_id = payload.get("call_id")
+            if not isinstance(call_id, str):
+                continue
+            if record.kind == "response_item" and kind in (
+                "function_call_output",
+                "custom_tool_call_output",
+            ):
+                found.outputs.add(call_id)
+            elif record.kind != "event_msg":
+                continue
+            elif kind == "exec_command_end":
+                text, code = payload.get("aggregated_output"), payload.get("exit_code")
+                if isinstance(text, str) and type(code) is int:
+                    found.exec_end[call_id] = (text, code != 0)
+            elif kind == "mcp_tool_call_end":
+                result = payload.get("result")
+                ok = result.get("Ok") if isinstance(result, dict) else None
+                if (isinstance(result, dict) and "Err" in result) or (
+                    isinstance(ok, dict) and ok.get("isError") is True
+                ):
+                    found.mcp_failed.add(call_id)
+        return found
+
+
 class _Reader:
-    def __init__(self, meta: Meta) -> None:
+    def __init__(self, meta: Meta, side: _SideEvents | None = None) -> None:
+        self.side = side if side is not None else _SideEvents()
+        self.answered: set[str] = set()
         self.session_id = meta.id
         self.last_timestamp = meta.timestamp
         self.drafts: list[_Draft] = []
@@ -322,6 +363,20 @@ class _Reader:
             self.usage_target = None
         elif kind == "task_started":
             self.assistant, self.turn_last = None, None
+        elif kind == "exec_command_end":
+            # The fallback when the rollout holds no output item for the call.
+            call_id = payload.get("call_id")
+            ended = self.side.exec_end.get(call_id) if isinstance(call_id, str) else None
+            if (
+                ended is not None
+                and isinstance(call_id, str)
+                and call_id in self.calls
+                and call_id not in self.side.outputs
+                and call_id not in self.answered
+            ):
+                self.add_result(
+                    ToolResult(tool_use_id=call_id, content=ended[0], is_error=ended[1])
+                )
         elif isinstance(kind, str) and kind in _BOUNDARY_STOPS:
             self.assistant = None
             if self.turn_last is not None and self.turn_last.stop_reason is None:
@@ -386,13 +441,17 @@ class _Reader:
             is_error = output.get("success") is False
             output = output["content"]
         if isinstance(output, str) and exec_family:
-            output, failed = tools.exec_output(output)
+            unwrapped = tools.exec_unwrap(output)
+            if unwrapped is None:
+                unwrapped = self.side.exec_end.get(call_id, (output, False))
+            output, failed = unwrapped
             is_error = is_error or failed
         elif isinstance(output, str):
             # Any other tool's failure, written in the shell envelope (Codex has no other slot).
             enveloped = tools.json_envelope(output)
             if enveloped is not None:
                 output, is_error = enveloped[0], is_error or enveloped[1]
+        is_error = is_error or call_id in self.side.mcp_failed
         return ToolResult(tool_use_id=call_id, content=output, is_error=is_error)
 
     def add_assistant(self, block: Block) -> None:
@@ -404,6 +463,7 @@ class _Reader:
         self.assistant.blocks.append(block)
 
     def add_result(self, block: ToolResult) -> None:
+        self.answered.add(block.tool_use_id)
         self.assistant = None
         if self.results is None:
             self.results = _Draft("user", self.last_timestamp)
@@ -414,7 +474,8 @@ class _Reader:
 @without_gc
 def to_common(native: CodexSession) -> Transcript:
     meta = meta_of(native)
-    messages = _Reader(meta).read(records(native))
+    items = list(records(native))
+    messages = _Reader(meta, _SideEvents.scan(items)).read(items)
     unanswered = describe_unanswered("codex", meta.id, messages)
     if unanswered is not None:
         warn(unanswered)

@@ -220,6 +220,57 @@ def line_record(index: int, value: Any) -> Record | None:
     return None
 
 
+def _chat_text(content: Any) -> str | None:
+    """A Chat Completions ``content``: a string, or text parts joined; None when empty."""
+    if isinstance(content, str):
+        return content or None
+    if not isinstance(content, list):
+        return None
+    parts = [
+        part["text"]
+        for part in content
+        if isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+    ]
+    return "\n".join(parts) if parts else None
+
+
+def chat_items(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Chat-Completions-shaped legacy item (no ``type``) as the Responses items it amounts to.
+
+    ``{role, content, reasoning?, tool_calls?}`` gives reasoning, then the text, then one
+    ``function_call`` per tool call; ``{role: "tool", tool_call_id, content}`` gives the output.
+    """
+    role = item["role"]
+    text = _chat_text(item.get("content"))
+    if role == "tool":
+        call_id = item.get("tool_call_id")
+        if not isinstance(call_id, str):
+            return []
+        content = item.get("content")
+        output = content if isinstance(content, str) else (text or "")
+        return [{"type": "function_call_output", "call_id": call_id, "output": output}]
+    out: list[dict[str, Any]] = []
+    reasoning = item.get("reasoning")
+    if role == "assistant" and isinstance(reasoning, str) and reasoning:
+        out.append({"type": "reasoning", "summary": [{"type": "summary_text", "text": reasoning}]})
+    if text is not None:
+        kind = "output_text" if role == "assistant" else "input_text"
+        out.append({"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+    calls = item.get("tool_calls")
+    for call in calls if role == "assistant" and isinstance(calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        payload = {"type": "function_call", "name": function["name"]}
+        payload["arguments"] = function.get("arguments", "{}")
+        if isinstance(call.get("id"), str):
+            payload["call_id"] = call["id"]
+        out.append(payload)
+    return out
+
+
 def records(native: CodexSession) -> Iterator[Record]:
     """Every record of the session, in file order."""
     if native.legacy:
@@ -229,6 +280,9 @@ def records(native: CodexSession) -> Iterator[Record]:
         for i, item in enumerate(document["items"]):
             if isinstance(item, dict) and isinstance(item.get("type"), str):
                 yield Record(i + 1, "response_item", item, None, False)
+            elif isinstance(item, dict) and isinstance(item.get("role"), str):
+                for payload in chat_items(item):
+                    yield Record(i + 1, "response_item", payload, None, False)
         return
     for index, line in enumerate(native.lines):
         record = line_record(index, line.value)

@@ -281,19 +281,39 @@ _TEXT_ENVELOPE = re.compile(
 _EXITED = re.compile(r"Process exited with code (-?\d+)\Z")
 
 
+_UNIFIED_HEADER = re.compile(
+    r"(Chunk ID|Wall time|Process exited with code|Process running with session ID"
+    r"|Original token count|Total output lines)\b"
+)
+
+
+_HEADER_AFTER_COMMAND = re.compile(
+    r"\n(?=(?:Chunk ID|Wall time|Process exited with code|Process running with session ID"
+    r"|Original token count|Total output lines)\b)"
+)
+
+
 def _unified_exec(text: str) -> tuple[str, bool] | None:
+    """The unified-exec envelope: header rows (``Command:`` first or absent, the others in any
+    order), then ``Output:`` and the output. ``(output, non-zero exit)`` or None."""
+    if text.startswith("Command:"):
+        # The command itself may span lines; it runs until the first known header row.
+        found = _HEADER_AFTER_COMMAND.search(text)
+        if found is None:
+            return None
+        text = text[found.end() :]
     head, sep, rest = text.partition("\nOutput:\n")
-    if not sep or not (head.startswith("Chunk ID:") or head.startswith("Wall time:")):
-        return None
+    if not sep:
+        if not text.endswith("\nOutput:"):
+            return None
+        head, rest = text[: -len("\nOutput:")], ""
     failed = False
     for row in head.split("\n"):
+        if not _UNIFIED_HEADER.match(row):
+            return None
         match = _EXITED.match(row)
         if match:
             failed = int(match.group(1)) != 0
-        elif not re.match(
-            r"(Chunk ID|Wall time|Process running|Original token count|Total output lines)\b", row
-        ):
-            return None
     return rest, failed
 
 
@@ -312,16 +332,21 @@ def json_envelope(output: str) -> tuple[str, bool] | None:
     return None
 
 
-def exec_output(output: str) -> tuple[str, bool]:
-    """Unwrap an exec-family output: ``(text, is_error)``; unknown shapes are kept whole."""
+def exec_unwrap(output: str) -> tuple[str, bool] | None:
+    """``(text, is_error)`` of an exec-family output in any known envelope, else None."""
     enveloped = json_envelope(output)
     if enveloped is not None:
         return enveloped
     match = _TEXT_ENVELOPE.match(output)
     if match:
         return output[match.end() :], int(match.group(1)) != 0
-    unified = _unified_exec(output)
-    return unified if unified is not None else (output, False)
+    return _unified_exec(output)
+
+
+def exec_output(output: str) -> tuple[str, bool]:
+    """Unwrap an exec-family output: ``(text, is_error)``; unknown shapes are kept whole."""
+    unwrapped = exec_unwrap(output)
+    return unwrapped if unwrapped is not None else (output, False)
 
 
 def exec_envelope(text: str, is_error: bool) -> str:
