@@ -9,6 +9,7 @@ diff before committing it.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,6 +47,17 @@ def gemini_session() -> Transcript:
     return _from_text("gemini", gemini.log_text())
 
 
+def cursor_cli_session() -> Transcript:
+    """The Cursor CLI keeps sessions only in a store (a chat directory), so it is read there."""
+    fixtures = fixture_module("cursor_cli_fixtures", "cursor_cli/cursor_cli_fixtures.py")
+    with tempfile.TemporaryDirectory() as scratch:
+        cursor = harnesses.get("cursor")
+        store = cursor.open_store(Path(scratch) / "dot-cursor")
+        assert store is not None
+        directory = fixtures.kitchen_sink_chat(store.chats)
+        return cursor.to_common(store.load(str(directory)))
+
+
 def cursor_desktop_session() -> Transcript:
     text = (TESTS / "cursor_desktop" / "data" / "example-session.json").read_text("utf-8")
     return _from_text("cursor_desktop", text)
@@ -56,6 +68,7 @@ SESSIONS: dict[str, tuple[str, Callable[[], Transcript]]] = {
     "claude-code": ("claude_code", claude_code_session),
     "codex": ("codex", codex_session),
     "cursor-desktop": ("cursor_desktop", cursor_desktop_session),
+    "cursor-cli": ("cursor", cursor_cli_session),
     "gemini": ("gemini", gemini_session),
 }
 
@@ -84,7 +97,7 @@ def test_exports_match_their_golden_files(session: str, export_format: str) -> N
 
 def test_the_harness_sessions_are_not_trivial() -> None:
     """Each fixture session has tool calls and results, so its golden file shows them."""
-    for session in ("claude-code", "codex", "cursor-desktop", "gemini"):
+    for session in ("claude-code", "codex", "cursor-desktop", "cursor-cli", "gemini"):
         transcript = SESSIONS[session][1]()
         kinds = {type(b).__name__ for msg in transcript.messages for b in msg.content}
         assert {"Text", "ToolUse", "ToolResult"} <= kinds, (session, kinds)

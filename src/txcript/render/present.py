@@ -330,6 +330,11 @@ def _tool_call(number: int, tool: Tool, full: bool) -> ToolCallItem:
     assert isinstance(tool, Raw)
     if tool.input is None or tool.input == {}:
         return ToolCallItem(number, name, None, (), ())
+    if isinstance(tool.input, str):
+        # A free-form input (a patch, a query) reads best as the text it is.
+        return ToolCallItem(
+            number, name, None, (), (excerpt(tool.input, "text", full),), _glimpse(tool.input)
+        )
     body = excerpt(pretty_json(tool.input), "json", full)
     return ToolCallItem(number, name, None, (), (body,), _glimpse(compact_json(tool.input)))
 
