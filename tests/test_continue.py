@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import RunCli
 from test_simple import EXPORTED
+from txcript.shared.ids import UUID_IDS
 
 
 def recorder(tmp_path: Path) -> tuple[Path, Path]:
@@ -72,7 +73,7 @@ def test_a_missing_cwd_falls_back_to_the_current_directory_with_a_note(
     row = json.loads(result.stdout)
     assert set(row) == {"harness", "id", "location", "resume_command"}
     assert row["harness"] == "claude_code"
-    assert row["resume_command"] == ["claude", "--resume", row["id"]]
+    assert row["resume_command"] == ["claude", f"--resume={row['id']}"]
     lines = [json.loads(line) for line in Path(row["location"]).read_text().splitlines()]
     assert {line.get("cwd") for line in lines if "cwd" in line} == {str(Path.cwd())}
 
@@ -88,8 +89,10 @@ def test_out_writes_a_faithful_copy_and_does_not_launch(run_cli: RunCli, tmp_pat
         str(out),
     )
     assert result.code == 0, result.stderr
-    assert "resume with: claude --resume sess-1" in result.stdout
-    (written,) = out.glob("projects/*/sess-1.jsonl")
+    mapped = UUID_IDS.adopt("sess-1")  # a faithful copy maps a non-UUID id to its UUIDv5
+    assert f"resume with: claude --resume={mapped}" in result.stdout
+    assert f"session id `sess-1` is not a UUID; the copy is `{mapped}`" in result.stderr
+    (written,) = out.glob(f"projects/*/{mapped}.jsonl")
     assert "/home/dev/repo" in written.read_text()
 
 

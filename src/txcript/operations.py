@@ -13,7 +13,7 @@ import msgspec
 from txcript import harnesses
 from txcript.errors import BadInput, Unconvertible
 from txcript.fragment import Span
-from txcript.harnesses.base import Discovered
+from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript, to_json
 from txcript.render import view
 from txcript.sessions import discover, find_session, open_reference, parse_document
@@ -293,6 +293,13 @@ def continue_session(
             meta = msgspec.structs.replace(meta, cwd=str(Path(cwd).resolve()))
         if not meta.id:
             meta = msgspec.structs.replace(meta, id=target.new_session_id())
+        adopted = target.adopt_id(meta.id)
+        if adopted != meta.id:
+            notes = (
+                f"session id `{meta.id}` is not {_id_shape(target)}; the copy is `{adopted}` "
+                "(the same source id always maps to the same id)",
+            )
+            meta = msgspec.structs.replace(meta, id=adopted)
     transcript = msgspec.structs.replace(transcript, meta=meta)
     store = target.store(Path(out) if out is not None else None)
     if store is None:
@@ -317,6 +324,11 @@ def continue_session(
         notes=notes + saved.notes,
         backup=saved.backup,
     )
+
+
+def _id_shape(target: Harness[Any]) -> str:
+    grammar = target.id_grammar
+    return f"a {target.name} id" if grammar is None else grammar.description
 
 
 def _launch_dir(cwd: str | None) -> tuple[Path | None, tuple[str, ...]]:

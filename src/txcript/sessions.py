@@ -20,7 +20,7 @@ import msgspec
 
 from txcript import harnesses
 from txcript.diagnostics import warn
-from txcript.errors import BadInput, TxcriptError
+from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.fragment import (
     RangeRequest,
     Span,
@@ -31,6 +31,7 @@ from txcript.fragment import (
 )
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript
+from txcript.shared.files import MAX_DOCUMENT_BYTES, read_capped, read_regular
 from txcript.shared.jsonutil import INVALID, loads_strict, try_loads
 from txcript.shared.text import scrub
 
@@ -111,8 +112,13 @@ class Document:
 
 
 def _read_bytes(path: str) -> tuple[bytes, str, str | None]:
+    """A document's bytes, at most :data:`MAX_DOCUMENT_BYTES` of them (checked before decoding).
+
+    A regular file is read through :func:`read_regular`. Standard input and a pipe the user
+    names (``<(…)``) are streams the user chose to hand over: they are read until EOF, capped.
+    """
     if path == "-":
-        return sys.stdin.buffer.read(), "stdin", None
+        return read_capped(sys.stdin.buffer, MAX_DOCUMENT_BYTES, "stdin"), "stdin", None
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -124,8 +130,13 @@ def _read_bytes(path: str) -> tuple[bytes, str, str | None]:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
         raise BadInput(f"reading {path}: is a device, not a session document")
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        if stat.S_ISFIFO(mode):
+            with open(path, "rb") as handle:
+                data = read_capped(handle, MAX_DOCUMENT_BYTES, path)
+        else:
+            data = read_regular(path, limit=MAX_DOCUMENT_BYTES)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
     except OSError as exc:
         raise BadInput(f"reading {path}: {exc.strerror or exc}") from None
     stem = Path(path).stem if stat.S_ISREG(mode) else None

@@ -10,6 +10,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 from claude_fixtures import (
     CWD,
@@ -39,19 +40,29 @@ from txcript.harnesses.claude_code import store as store_module
 from txcript.harnesses.claude_code.native import ClaudeSession, SideFile
 from txcript.harnesses.claude_code.store import ClaudeCodeStore, default_root, encode_project
 from txcript.shared import backups
+from txcript.shared.ids import UUID_IDS
 
 pytestmark = pytest.mark.filterwarnings("ignore::txcript.diagnostics.TranscriptWarning")
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-def one_message(session_id: str, cwd: str | None = "/repo") -> ClaudeSession:
+def one_message(session_id: str, cwd: str | None = "/repo", *, raw: bool = False) -> ClaudeSession:
+    """A one-prompt session; its id is the UUID ``session_id`` maps to unless ``raw``."""
     return writer.from_common(
         m.Transcript(
-            meta=m.Meta(id=session_id, timestamp=T0, cwd=cwd),
+            meta=m.Meta(
+                id=session_id if raw else UUID_IDS.adopt(session_id), timestamp=T0, cwd=cwd
+            ),
             messages=(m.Message(role="user", content=(m.Text(text="hi"),), timestamp=T0),),
         )
     )
+
+
+def with_uuid_id(transcript: m.Transcript) -> m.Transcript:
+    """The transcript with the UUID its id maps to (what the store accepts)."""
+    meta = msgspec.structs.replace(transcript.meta, id=UUID_IDS.adopt(transcript.meta.id))
+    return msgspec.structs.replace(transcript, meta=meta)
 
 
 def files_under(root: Path) -> list[Path]:
@@ -232,7 +243,7 @@ def test_discovery_meta_equals_load_meta(tmp_path: Path, case: str) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(claude_transcripts())
+@given(claude_transcripts().map(with_uuid_id))
 def test_discovery_meta_equals_load_meta_for_written_sessions(transcript: m.Transcript) -> None:
     with tempfile.TemporaryDirectory() as directory:
         target = store(Path(directory))
@@ -348,8 +359,8 @@ def test_discovery_is_sorted_newest_first(tmp_path: Path) -> None:
 )
 def test_hostile_session_ids_are_refused_before_writing(tmp_path: Path, hostile: str) -> None:
     root = tmp_path / "root"
-    with pytest.raises(BadInput, match="not usable as a file name"):
-        store(root).save(one_message(hostile))
+    with pytest.raises(BadInput, match="not a valid Claude Code id"):
+        store(root).save(one_message(hostile, raw=True))
     assert not root.exists()
     assert not (tmp_path / "pwned").exists()
 
@@ -375,7 +386,7 @@ def test_side_files_are_not_written_through_a_symlinked_session_directory(
     project = Path(first.reference).parent
     outside = tmp_path / "outside"
     outside.mkdir()
-    (project / "ok").symlink_to(outside, target_is_directory=True)
+    (project / native.session_id).symlink_to(outside, target_is_directory=True)
     with_side = ClaudeSession(
         native.session_id, native.lines, True, (SideFile("subagents/agent-1.jsonl", b"{}\n"),)
     )
@@ -446,9 +457,9 @@ def test_default_root_honours_claude_config_dir(
 def test_registry_and_resume_command(monkeypatch: pytest.MonkeyPatch) -> None:
     harness = harnesses.get("claude-code")
     assert harness.id == "claude_code" and harness.has_store and harness.can_write
-    assert harness.resume_command("abc def") == ["claude", "--resume", "abc def"]
+    assert harness.resume_command(SID) == ["claude", f"--resume={SID}"]
     monkeypatch.setenv("TRANSCRIPT_CLAUDE_CODE_RESUME_CMD", "claude -r {id} --fork-session")
-    assert harness.resume_command("x") == ["claude", "-r", "x", "--fork-session"]
+    assert harness.resume_command(SID) == ["claude", "-r", SID, "--fork-session"]
 
 
 def test_written_session_is_found_and_reads_back(tmp_path: Path) -> None:

@@ -263,8 +263,8 @@ class _FakeZstd:
     """Stands in for a zstd module: the ".zst" files of these tests hold plain text."""
 
     @staticmethod
-    def open(path: Path, mode: str) -> Any:
-        return open(path, mode)
+    def open(source: Any, mode: str) -> Any:
+        return source  # the store hands over the regular file it opened (a real decoder wraps it)
 
 
 def test_plain_rollout_wins_over_compressed_twin(
@@ -429,7 +429,7 @@ def test_delete_removes_the_thread_row_too(root: Path) -> None:
 )
 def test_hostile_ids_are_refused_before_writing(root: Path, tmp_path: Path, hostile: str) -> None:
     make_db(root)
-    with pytest.raises(BadInput, match="not usable as a file name"):
+    with pytest.raises(BadInput, match="not a valid Codex id"):
         H.store(root).save(H.from_common(sample(session_id=hostile, title="t")))
     assert not (root / "sessions").exists()
     assert not (root / "session_index.jsonl").exists()
@@ -481,7 +481,7 @@ def test_registry_root_and_resume(monkeypatch: pytest.MonkeyPatch, isolated_home
     monkeypatch.setenv("CODEX_HOME", "/opt/codex")
     assert harness.default_root() == Path("/opt/codex")
     assert harness.store().root == Path("/opt/codex")
-    assert harness.resume_command("abc") == ["codex", "resume", "abc"]
+    assert harness.resume_command(ID) == ["codex", "resume", ID]
 
 
 def test_load_fills_an_empty_id_from_the_file_name(root: Path) -> None:

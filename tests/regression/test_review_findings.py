@@ -15,8 +15,10 @@ from txcript.errors import Malformed
 from txcript.shared.files import write_atomic
 from txcript.shared.timeutil import parse_rfc3339
 
+#: A UUID, so faithful Claude Code copies keep it (other ids map to a UUIDv5).
+DOC_ID = "0d0c0001-0000-4000-8000-000000000001"
 DOC = {
-    "id": "doc-1",
+    "id": DOC_ID,
     "timestamp": "2026-08-21T09:30:00Z",
     "cwd": "/tmp",
     "title": "Review",
@@ -51,16 +53,16 @@ def test_continue_out_into_the_live_store_refuses_to_overwrite_the_source(
     doc = write(tmp_path / "doc.json", DOC)
     first = run_cli("continue", str(doc), "--with", "claude_code", "--out", str(claude), env=env)
     assert first.code == 0, first.stderr
-    (written,) = claude.glob("projects/*/doc-1.jsonl")
+    (written,) = claude.glob(f"projects/*/{DOC_ID}.jsonl")
     with written.open("a") as handle:
         handle.write('{"type":"custom-record","precious":true}\n')
     before = written.read_bytes()
-    again = run_cli("continue", "doc-1", "--from", "claude_code", "--out", str(claude), env=env)
+    again = run_cli("continue", DOC_ID, "--from", "claude_code", "--out", str(claude), env=env)
     assert again.code == 2
-    assert "already holds a session `doc-1`" in one_line(again.stderr)
+    assert f"already holds a session `{DOC_ID}`" in one_line(again.stderr)
     assert written.read_bytes() == before
     forced = run_cli(
-        "continue", "doc-1", "--from", "claude_code", "--out", str(claude), "--force", env=env
+        "continue", DOC_ID, "--from", "claude_code", "--out", str(claude), "--force", env=env
     )
     assert forced.code == 0, forced.stderr
 
@@ -93,15 +95,18 @@ def test_an_ambiguous_prefix_is_one_line(run_cli: RunCli, tmp_path: Path) -> Non
     claude = tmp_path / "claude"
     env = {"CLAUDE_CONFIG_DIR": str(claude)}
     for suffix in ("a", "b"):
-        doc = write(tmp_path / f"d{suffix}.json", {**DOC, "id": f"same-prefix-{suffix}"})
+        doc = write(
+            tmp_path / f"d{suffix}.json",
+            {**DOC, "id": f"5a3e0000-0000-4000-8000-00000000000{suffix}"},
+        )
         assert (
             run_cli("continue", str(doc), "--with", "claude_code", "--out", str(claude)).code == 0
         )
-    result = run_cli("view", "same-prefix", env=env)
+    result = run_cli("view", "5a3e0000", env=env)
     assert result.code == 2
     line = one_line(result.stderr)
     assert "prefixes the ids of 2 sessions" in line
-    assert "same-prefix-a" in line and "same-prefix-b" in line
+    assert "00000000000a" in line and "00000000000b" in line
 
 
 def test_delete_refuses_a_title_several_sessions_share(run_cli: RunCli, tmp_path: Path) -> None:
@@ -188,7 +193,7 @@ def test_delete_says_which_backup_undoes_it(run_cli: RunCli, tmp_path: Path) -> 
     env = {"CLAUDE_CONFIG_DIR": str(claude), "TXCRIPT_DATA_DIR": str(tmp_path / "data")}
     doc = write(tmp_path / "d.json", DOC)
     assert run_cli("continue", str(doc), "--with", "claude_code", "--out", str(claude)).code == 0
-    result = run_cli("delete", "doc-1", "--from", "claude_code", "--yes", env=env)
+    result = run_cli("delete", DOC_ID, "--from", "claude_code", "--yes", env=env)
     assert result.code == 0, result.stderr
     undo_line = result.stdout.splitlines()[1]
     assert undo_line.startswith("  undo with: txcript restore ")
@@ -196,4 +201,4 @@ def test_delete_says_which_backup_undoes_it(run_cli: RunCli, tmp_path: Path) -> 
     restored = run_cli("restore", backup_id, "--yes", env=env)
     assert restored.code == 0, restored.stderr
     assert "the replaced state" not in restored.stdout  # nothing was there to replace
-    assert list(claude.glob("projects/*/doc-1.jsonl"))
+    assert list(claude.glob(f"projects/*/{DOC_ID}.jsonl"))

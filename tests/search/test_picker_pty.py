@@ -98,7 +98,7 @@ def test_type_move_and_enter_continues_the_pick(stores: Path) -> None:
         assert process.wait(20) == 0, tail
     finally:
         os.close(leader)
-    assert (stores / "argv").read_text().splitlines() == ["--resume", FIRST]
+    assert (stores / "argv").read_text().splitlines() == [f"--resume={FIRST}"]
     assert b"\x1b[?1049l" in tail  # the alternate screen was left
 
 

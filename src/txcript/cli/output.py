@@ -56,10 +56,10 @@ def age(moment: datetime, now: datetime) -> str:
 
 
 def write_output(text: str, out: str | None) -> None:
-    """Print, or write ``out`` atomically (a failure leaves no partial file)."""
-    if out is None:
+    """Print (``out`` None or ``-``), or write ``out`` (see :func:`write_output_file`)."""
+    if out is None or out == "-":
         click.echo(text, nl=False)
         return
-    from txcript.shared.files import write_atomic
+    from txcript.shared.files import write_output_file
 
-    write_atomic(Path(out), text.encode("utf-8"))
+    write_output_file(Path(out), text.encode("utf-8"))

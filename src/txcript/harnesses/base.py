@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from txcript.model import Meta, Transcript
+from txcript.shared.ids import IdGrammar, option_safe
 
 NativeT = TypeVar("NativeT")
 
@@ -114,6 +115,8 @@ class Harness(ABC, Generic[NativeT]):
     has_store: ClassVar[bool] = False
     #: Sessions can be written into its store (``continue --with``).
     can_write: ClassVar[bool] = False
+    #: The shape of the ids it resumes by; None when it has no resumable ids of its own.
+    id_grammar: ClassVar[IdGrammar | None] = None
 
     # -- codec ----------------------------------------------------------------------------
     @abstractmethod
@@ -164,12 +167,28 @@ class Harness(ABC, Generic[NativeT]):
         """A fresh id for a copy written into this harness's store (a UUIDv4 by default)."""
         return str(uuid.uuid4())
 
+    def check_id(self, session_id: str) -> str:
+        """``session_id`` if it fits this harness's id grammar, else a one-line :class:`BadInput`.
+
+        Every writer calls this before its first byte, and :meth:`resume_command` before it builds
+        an argv, so an id that a command line would read as an option never gets that far.
+        """
+        if self.id_grammar is not None:
+            self.id_grammar.check(session_id, self.name)
+        return option_safe(session_id)
+
+    def adopt_id(self, source_id: str) -> str:
+        """The id a faithful copy of a session with ``source_id`` gets in this harness's store:
+        the same id when it fits the grammar, else a deterministic one that does (UUIDv5)."""
+        return source_id if self.id_grammar is None else self.id_grammar.adopt(source_id)
+
     def resume_command(self, session_id: str) -> list[str]:
         """The argv that resumes ``session_id``; ``TRANSCRIPT_<ID>_RESUME_CMD`` overrides it.
 
-        The template is split on whitespace first, then ``{id}`` is replaced in each token, so an
-        id with spaces stays one argument.
+        The id is checked first (:meth:`check_id`). The template is split on whitespace first,
+        then ``{id}`` is replaced in each token, so an id with spaces stays one argument.
         """
+        self.check_id(session_id)
         template = os.environ.get(f"TRANSCRIPT_{self.id.upper()}_RESUME_CMD", "")
         if template.strip():
             return [token.replace("{id}", session_id) for token in template.split()]

@@ -12,13 +12,14 @@ partial file; :class:`Undo` takes back every step of a multi-file save that fail
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from txcript.errors import StoreError, StoreUnreadable
 
@@ -75,17 +76,35 @@ def open_regular(path: Path | str) -> BinaryIO:
 
 def read_regular(path: Path | str, *, limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes (see :func:`open_regular`)."""
+    return read_regular_stat(path, limit=limit)[0]
+
+
+def read_regular_stat(path: Path | str, *, limit: int) -> tuple[bytes, os.stat_result]:
+    """:func:`read_regular`, with the ``fstat`` of the file it read (its size and mtime)."""
     with open_regular(path) as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > limit:
-            raise FileRefused(f"{path} is {size} bytes, over the {limit >> 20} MiB limit")
-        try:
-            data = handle.read(limit + 1)
-        except OSError as exc:
-            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limit:  # grew while being read
-        raise FileRefused(f"{path} is over the {limit >> 20} MiB limit")
+        status = os.fstat(handle.fileno())
+        if status.st_size > limit:
+            raise FileRefused(f"{path} is {status.st_size} bytes, over the {_mib(limit)} limit")
+        data = read_capped(handle, limit, path)
+    return data, status
+
+
+def read_capped(stream: IO[bytes], limit: int, label: Path | str) -> bytes:
+    """Everything ``stream`` holds, refused with :class:`FileRefused` past ``limit`` bytes.
+
+    For streams whose size is not known up front (a decompressor, a pipe, a file that grows).
+    """
+    try:
+        data = stream.read(limit + 1)
+    except OSError as exc:
+        raise StoreError(f"cannot read {label}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise FileRefused(f"{label} is over the {_mib(limit)} limit")
     return data
+
+
+def _mib(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= MIB else f"{limit} byte"
 
 
 def read_head(path: Path | str, *, limit: int) -> bytes:
@@ -132,6 +151,43 @@ def write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+
+
+def write_output_file(path: Path, data: bytes) -> None:
+    """Write a document the user asked for with ``--out``.
+
+    A regular file (or a new one) is written atomically. A FIFO or a character device that is
+    already there is written *into* (it is never replaced by a regular file); a FIFO without a
+    reader is refused instead of blocking. A directory or socket is refused.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+    if mode is None or stat.S_ISREG(mode):
+        write_atomic(path, data)
+        return
+    if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
+        raise StoreError(f"writing {path}: it is {_kind(mode)}, not a file")
+    flags = os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if stat.S_ISFIFO(mode) and exc.errno == errno.ENXIO:
+            raise StoreError(f"writing {path}: it is a FIFO with no reader") from None
+        raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) and hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def modified_at(stat: os.stat_result) -> datetime:

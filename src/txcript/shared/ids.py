@@ -1,12 +1,16 @@
-"""Identifiers: deterministic UUIDv5 minting and the rule for ids that become file names."""
+"""Identifiers: UUIDv5/v7 minting, the rule for ids that become file names, and each harness's
+id grammar with the allow-list of what a foreign id may become (see ``docs/security.md``)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import unicodedata
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from txcript.errors import BadInput
@@ -66,3 +70,91 @@ def derived_uuid7(namespace: uuid.UUID, when: datetime, key: str) -> str:
     """A deterministic UUIDv7: ``when`` in its time bits, a hash of ``namespace`` + ``key``."""
     digest = hashlib.sha256(namespace.bytes + key.encode("utf-8", "surrogatepass")).digest()
     return uuid7(to_epoch_ms(when), digest)
+
+
+# ------------------------------------------------------------------------------- id grammars
+
+#: The longest id any grammar accepts (a UUID is 36; OpenCode's ``ses_…`` about 30). Longer ids
+#: would make file names over the 255-byte limit of most file systems.
+MAX_ID_LENGTH = 128
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_OPENCODE = re.compile(r"ses_[0-9A-Za-z]{1,100}")
+#: The namespace of the UUIDv5 a foreign (non-conforming) id maps to.
+FOREIGN_ID_NAMESPACE = namespace_from_ascii(b"txcript-foreign!")
+
+
+@dataclass(frozen=True)
+class IdGrammar:
+    """The shape of the session ids one harness resumes by, and what a foreign id becomes.
+
+    Every writer checks the id it writes with :meth:`check`, and every resume command is built
+    from an id that passed it, so a stored id can never be read as a command-line option.
+    :meth:`adopt` is the allow-list for ids coming from elsewhere: an id the grammar accepts is
+    kept as it is; any other becomes a deterministic id of the grammar's own shape (the same
+    source id always gives the same result), derived by ``derive``.
+    """
+
+    #: What the error message calls a conforming id ("a UUID").
+    description: str
+    pattern: re.Pattern[str]
+    derive: Callable[[str], str]
+
+    def problem(self, session_id: str) -> str | None:
+        """Why ``session_id`` is not an id of this grammar, or None when it is one."""
+        if len(session_id) > MAX_ID_LENGTH:
+            return f"it is {len(session_id)} characters long"
+        if self.pattern.fullmatch(session_id) is None:
+            return f"it is not {self.description}"
+        return None
+
+    def check(self, session_id: str, harness: str) -> str:
+        """Return ``session_id``, or raise the one-line error every writer and resume gives."""
+        problem = self.problem(session_id)
+        if problem is not None:
+            raise BadInput(
+                f"session id `{_brief(session_id)}` is not a valid {harness} id ({problem})"
+            )
+        return session_id
+
+    def adopt(self, source_id: str) -> str:
+        """The id a copy of a session with ``source_id`` gets: kept when valid, else derived."""
+        return source_id if self.problem(source_id) is None else self.derive(source_id)
+
+
+def foreign_uuid(source_id: str) -> str:
+    """The UUIDv5 of a foreign id (RFC 4122 v5 of its UTF-8 bytes in the txcript namespace)."""
+    return uuid5(FOREIGN_ID_NAMESPACE, source_id)
+
+
+#: Claude Code, Codex and Cursor desktop resume by UUID (Claude Code and Codex refuse any other).
+UUID_IDS = IdGrammar("a UUID", _UUID, foreign_uuid)
+#: Cursor desktop's composer ids are UUIDs; older and test stores hold other ids of letters, digits
+#: and ``-``, which its writer keeps. ``%`` and ``_`` (SQL LIKE wildcards, facts §22.1) and every
+#: other character are refused; a foreign id outside the grammar becomes its UUIDv5.
+CURSOR_IDS = IdGrammar(
+    "a Cursor composer id (letters, digits and -)",
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*"),
+    foreign_uuid,
+)
+#: OpenCode's ``ses_`` + letters and digits; a foreign id becomes ``ses_`` + its UUIDv5's hex.
+OPENCODE_IDS = IdGrammar(
+    "an OpenCode id (ses_ and letters or digits)",
+    _OPENCODE,
+    lambda source_id: "ses_" + uuid.UUID(foreign_uuid(source_id)).hex,
+)
+
+
+def _brief(session_id: str) -> str:
+    """An id as an error shows it: escaped, and cut to 60 characters."""
+    escaped = shown(session_id)
+    return escaped if len(escaped) <= 60 else escaped[:59] + "…"
+
+
+def option_safe(session_id: str) -> str:
+    """Refuse an id that a command line would read as an option (the last line of defence)."""
+    if session_id.startswith("-"):
+        raise BadInput(
+            f"session id `{_brief(session_id)}` starts with `-` and would be read as an option; "
+            "refusing to build a resume command from it"
+        )
+    return session_id

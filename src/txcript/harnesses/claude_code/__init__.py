@@ -13,6 +13,7 @@ from typing import Any
 from txcript.harnesses.base import Harness, Store
 from txcript.harnesses.claude_code.native import ClaudeSession
 from txcript.model import Transcript
+from txcript.shared.ids import UUID_IDS
 
 
 class ClaudeCode(Harness[ClaudeSession]):
@@ -20,6 +21,7 @@ class ClaudeCode(Harness[ClaudeSession]):
     name = "Claude Code"
     has_store = True
     can_write = True
+    id_grammar = UUID_IDS
 
     def to_common(self, native: ClaudeSession) -> Transcript:
         from txcript.harnesses.claude_code import reader
@@ -57,4 +59,5 @@ class ClaudeCode(Harness[ClaudeSession]):
         return store.ClaudeCodeStore(root)
 
     def default_resume_command(self, session_id: str) -> list[str]:
-        return ["claude", "--resume", session_id]
+        # One token: the option parser can never take the id for an option of its own.
+        return ["claude", f"--resume={session_id}"]

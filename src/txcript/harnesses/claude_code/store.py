@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from txcript.diagnostics import warn
-from txcript.errors import BadInput, StoreError
+from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.harnesses.claude_code.meta import MetaScan
 from txcript.harnesses.claude_code.native import (
@@ -40,13 +40,16 @@ from txcript.harnesses.claude_code.native import (
 from txcript.model import Meta
 from txcript.shared import backups
 from txcript.shared.files import (
+    MAX_SESSION_FILE_BYTES,
     Undo,
     decode_lossless,
     file_fingerprints,
     modified_at,
+    read_regular,
+    read_regular_stat,
     write_atomic,
 )
-from txcript.shared.ids import check_session_id, id_problem
+from txcript.shared.ids import UUID_IDS, id_problem
 from txcript.shared.jsonutil import try_loads
 
 HARNESS = "claude_code"
@@ -151,7 +154,8 @@ class ClaudeCodeStore:
                 if not entry.name.endswith(".jsonl"):
                     continue
                 try:
-                    if entry.is_file():
+                    # Not only regular files: a FIFO or device is refused with a warning by scan.
+                    if not entry.is_dir():
                         found.append(Path(entry.path))
                 except OSError:
                     continue
@@ -160,10 +164,9 @@ class ClaudeCodeStore:
     def scan(self, path: Path) -> tuple[Meta, datetime] | None:
         """The Meta of a session file and its mtime; None when it is not a readable session."""
         try:
-            with open(path, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                data = handle.read()
-        except OSError:
+            data, stat = read_regular_stat(path, limit=MAX_SESSION_FILE_BYTES)
+        except TxcriptError as exc:
+            warn(f"skipping {path}: {exc}")
             return None
         scan = scan_bytes(data, path.stem)
         if scan.first is None or scan.is_sidechain_file:
@@ -184,14 +187,9 @@ class ClaudeCodeStore:
     # -- load -------------------------------------------------------------------------------
     def load(self, reference: str) -> ClaudeSession:
         path = Path(reference)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise BadInput(f"reading {reference}: no such Claude Code session file") from None
-        except IsADirectoryError:
-            raise BadInput(f"reading {reference}: is a directory, not a session file") from None
-        except OSError as exc:
-            raise StoreError(f"reading {reference}: {exc.strerror or exc}") from None
+        if not os.path.lexists(path):
+            raise BadInput(f"reading {reference}: no such Claude Code session file")
+        data = read_regular(path, limit=MAX_SESSION_FILE_BYTES)
         lines, final_newline = parse_lines(decode_lossless(data))
         return ClaudeSession(
             session_id=path.stem,
@@ -213,10 +211,9 @@ class ClaudeCodeStore:
                 for name in sorted(files):
                     full = Path(current) / name
                     try:
-                        if not full.is_file():
-                            continue
-                        data = full.read_bytes()
-                    except OSError:
+                        data = read_regular(full, limit=MAX_SESSION_FILE_BYTES)
+                    except TxcriptError as exc:
+                        warn(f"leaving out side file {full}: {exc}")
                         continue
                     relative = full.relative_to(directory).as_posix()
                     out.append(SideFile(relative, data))
@@ -247,7 +244,7 @@ class ClaudeCodeStore:
         All or nothing: the side files go first and the session file, which makes the session
         visible, last; when any step fails the files and directories written so far are put back
         as they were (removed, or their previous bytes restored)."""
-        session_id = check_session_id(native.session_id)
+        session_id = UUID_IDS.check(native.session_id, "Claude Code")
         for side in native.side_files:
             problem = _side_path_problem(side.path)
             if problem is not None:

@@ -14,7 +14,7 @@ from typing import Any
 from txcript.harnesses.base import Harness
 from txcript.harnesses.codex.native import CodexSession
 from txcript.model import Transcript
-from txcript.shared.ids import new_uuid7
+from txcript.shared.ids import UUID_IDS, new_uuid7
 
 
 class Codex(Harness[CodexSession]):
@@ -22,6 +22,7 @@ class Codex(Harness[CodexSession]):
     name = "Codex"
     has_store = True
     can_write = True
+    id_grammar = UUID_IDS
 
     def to_common(self, native: CodexSession) -> Transcript:
         from txcript.harnesses.codex import codec

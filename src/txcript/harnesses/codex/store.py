@@ -45,17 +45,23 @@ from pathlib import Path
 from typing import IO, Any
 
 from txcript.diagnostics import warn
-from txcript.errors import BadInput, StoreError
+from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.model import Text
 from txcript.shared import backups
 from txcript.shared.files import (
+    MAX_SESSION_FILE_BYTES,
+    MAX_SIDE_FILE_BYTES,
+    FileRefused,
     Undo,
     decode_lossless,
     file_fingerprints,
     modified_at,
+    open_regular,
+    read_capped,
+    read_regular,
 )
-from txcript.shared.ids import check_session_id
+from txcript.shared.ids import UUID_IDS
 from txcript.shared.jsonutil import INVALID, try_loads
 from txcript.shared.timeutil import now
 
@@ -104,14 +110,28 @@ def _zstd_module() -> Any | None:
     return None
 
 
-def _open(path: Path) -> IO[bytes]:
-    if path.name.endswith(".zst"):
-        module = _zstd_module()
+@contextlib.contextmanager
+def _open(path: Path) -> Iterator[IO[bytes]]:
+    """The rollout's bytes as a stream: a regular file only (:func:`open_regular`), decompressed
+    for ``.zst`` (callers cap what they read, so a decompression bomb cannot exhaust memory)."""
+    module = _zstd_module() if path.name.endswith(".zst") else None
+    if path.name.endswith(".zst") and module is None:
+        raise _NeedsZstd(str(path))
+    with contextlib.ExitStack() as stack:
+        raw = stack.enter_context(open_regular(path))
         if module is None:
-            raise _NeedsZstd(str(path))
-        stream: IO[bytes] = module.open(path, "rb")
-        return stream
-    return open(path, "rb")
+            yield raw
+            return
+        stream: IO[bytes] = stack.enter_context(module.open(raw, "rb"))
+        yield stream
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a rollout can raise: OS errors, a truncated or corrupt zstd frame."""
+    module = _zstd_module()
+    found = getattr(module, "ZstdError", None) if module is not None else None
+    extra = (found,) if isinstance(found, type) and issubclass(found, BaseException) else ()
+    return (OSError, EOFError, ValueError, *extra)
 
 
 def _zstd_error(path: Path) -> StoreError:
@@ -122,29 +142,39 @@ def _zstd_error(path: Path) -> StoreError:
 
 
 def _read_bytes(path: Path) -> bytes:
+    if not os.path.lexists(path):
+        raise BadInput(f"no Codex session at {path}")
     try:
         with _open(path) as stream:
-            return stream.read()
+            return read_capped(stream, MAX_SESSION_FILE_BYTES, path)
     except _NeedsZstd:
         raise _zstd_error(path) from None
-    except FileNotFoundError:
-        raise BadInput(f"no Codex session at {path}") from None
-    except (OSError, EOFError, ValueError) as exc:
+    except _read_errors() as exc:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise StoreError(f"reading {path}: {detail}") from None
 
 
-def _lines(stream: IO[bytes]) -> Iterator[bytes]:
-    """The stream's lines without their ``\\n``, read in chunks."""
-    pending = b""
+def _lines(stream: IO[bytes], label: Path, limit: int = MAX_SESSION_FILE_BYTES) -> Iterator[bytes]:
+    """The stream's lines without their ``\\n``, read in chunks: linear in the bytes read (each
+    chunk is searched once, a long line is joined once) and refused past ``limit`` bytes."""
+    parts: list[bytes] = []
+    total = 0
     while True:
         chunk = stream.read(_CHUNK)
         if not chunk:
             break
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        yield from complete
-    yield pending
+        total += len(chunk)
+        if total > limit:
+            raise FileRefused(f"{label} is over the {limit >> 20} MiB limit")
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            parts.append(chunk[start:end])
+            yield b"".join(parts)
+            parts.clear()
+            start = end + 1
+        if start < len(chunk):
+            parts.append(chunk[start:])
+    yield b"".join(parts)
 
 
 def _within(path: Path, directory: Path) -> bool:
@@ -155,10 +185,17 @@ def _within(path: Path, directory: Path) -> bool:
 
 
 def read_index(path: Path) -> dict[str, str]:
-    """Thread names from ``session_index.jsonl``: the last line for an id wins."""
+    """Thread names from ``session_index.jsonl``: the last line for an id wins.
+
+    A missing index names nothing; one that is not a regular file, or is over its cap, is left
+    out with a warning (sessions are still listed, by their derived titles).
+    """
+    if not os.path.lexists(path):
+        return {}
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = read_regular(path, limit=MAX_SIDE_FILE_BYTES)
+    except TxcriptError as exc:
+        warn(f"ignoring thread names: {exc}")
         return {}
     names: dict[str, str] = {}
     for raw in data.split(b"\n"):
@@ -236,15 +273,12 @@ class CodexStore:
     def _head(self, path: Path) -> MetaScan | None:
         """The meta scan of a rollout's head, or None when the file is not a Codex session."""
         if path.name.endswith(".json"):
-            try:
-                native = parse_legacy(decode_lossless(path.read_bytes()))
-            except OSError:
-                return None
+            native = parse_legacy(decode_lossless(read_regular(path, limit=MAX_SESSION_FILE_BYTES)))
             return None if native is None else codec.scan_meta(records(native))
         scan = MetaScan()
         sniffed = False
         with _open(path) as stream:
-            for index, raw in enumerate(_lines(stream)):
+            for index, raw in enumerate(_lines(stream, path)):
                 if not raw.strip():
                     continue
                 value = try_loads(decode_lossless(raw))
@@ -270,7 +304,11 @@ class CodexStore:
             except _NeedsZstd:
                 compressed += 1
                 continue
-            except (OSError, EOFError, ValueError):
+            except TxcriptError as exc:
+                warn(f"skipping {path}: {exc}")
+                continue
+            except _read_errors() as exc:
+                warn(f"skipping {path}: {exc}")
                 continue
             if scan is None:
                 continue
@@ -298,7 +336,7 @@ class CodexStore:
     def target(self, native: CodexSession) -> tuple[str, Path]:
         """The session id (validated) and the path ``native`` is saved at: from id and start."""
         meta = codec.meta_of(native)
-        session_id = check_session_id(meta.id)
+        session_id = UUID_IDS.check(meta.id, "Codex")
         t = meta.timestamp
         day = (f"{t.year:04d}", f"{t.month:02d}", f"{t.day:02d}")
         clock = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}-{t.minute:02d}-{t.second:02d}"
@@ -378,7 +416,7 @@ class CodexStore:
             scan = self._head(real)
         except _NeedsZstd:
             scan = MetaScan() if real.name.startswith("rollout-") else None
-        except (OSError, EOFError, ValueError) as exc:
+        except _read_errors() as exc:
             raise StoreError(f"reading {real}: {exc}") from None
         if scan is None:
             raise BadInput(f"{reference} is not a Codex rollout")

@@ -12,6 +12,7 @@ from typing import Any
 from txcript.harnesses.base import Harness
 from txcript.harnesses.cursor_desktop.native import CursorSession
 from txcript.model import Transcript
+from txcript.shared.ids import CURSOR_IDS
 
 
 class CursorDesktop(Harness[CursorSession]):
@@ -19,6 +20,7 @@ class CursorDesktop(Harness[CursorSession]):
     name = "Cursor desktop"
     has_store = True
     can_write = True
+    id_grammar = CURSOR_IDS
 
     def to_common(self, native: CursorSession) -> Transcript:
         from txcript.harnesses.cursor_desktop import codec

@@ -114,11 +114,12 @@ def session_id_of(session: CursorSession) -> str:
             f"`{shown(session.reference)}`; refusing to write it"
         )
     check_session_id(cid)
-    if "%" in cid:
-        raise BadInput(
-            f"session id `{shown(cid)}` contains `%`, which other tools would read as a wildcard "
-            "over every session in this database; refusing to write it"
-        )
+    for wildcard in "%_":
+        if wildcard in cid:
+            raise BadInput(
+                f"session id `{shown(cid)}` contains `{wildcard}`, which SQL LIKE patterns read as "
+                "a wildcard over other sessions in this database; refusing to write it"
+            )
     return cid
 
 

@@ -68,6 +68,7 @@ from txcript.harnesses.cursor_desktop.database import (
     quote_identifier,
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
+from txcript.shared.ids import CURSOR_IDS
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
 from txcript.shared.text import shown
 
@@ -506,6 +507,7 @@ class CursorDesktopStore:
         """
         from txcript.harnesses.cursor_desktop import saving
 
+        CURSOR_IDS.check(saving.session_id_of(native), "Cursor desktop")
         return saving.save(
             self.database, self.root, native, force=force, busy_timeout=self.busy_timeout
         )

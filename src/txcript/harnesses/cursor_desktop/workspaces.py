@@ -9,11 +9,15 @@ matches ``C:\\Users\\me\\My Proj``. When several hashes name the same folder, th
 
 from __future__ import annotations
 
-import json
+import os
 import re
 from pathlib import Path
 
+from txcript.diagnostics import warn
+from txcript.errors import TxcriptError
+from txcript.shared.files import MAX_SIDE_FILE_BYTES, read_regular_stat
 from txcript.shared.fileuri import path_from_file_uri
+from txcript.shared.jsonutil import try_loads
 
 _WINDOWS = re.compile(r"[A-Za-z]:(?:[\\/]|\Z)|\\\\")
 
@@ -33,17 +37,26 @@ def same_folder(a: str, b: str) -> bool:
 def resolve_workspace_id(root: Path, cwd: str) -> str | None:
     """The hash of the workspace whose folder is ``cwd``, or None when the app never opened it."""
     storage = root / "workspaceStorage"
-    if not cwd or not storage.is_dir():
+    if not cwd or not os.path.isdir(storage):
         return None
     wanted = normalise_folder(cwd)
     matches: list[tuple[int, str]] = []
-    for entry in sorted(storage.iterdir()):
+    try:
+        entries = sorted(storage.iterdir())
+    except OSError:
+        return None
+    for entry in entries:
         manifest = entry / "workspace.json"
+        if not os.path.lexists(manifest):
+            continue  # a workspace without a manifest (or a stray file): nothing to match
         try:
-            folder = json.loads(manifest.read_text(encoding="utf-8")).get("folder")
-            changed = manifest.stat().st_mtime_ns
-        except (OSError, ValueError, AttributeError):
+            data, status = read_regular_stat(manifest, limit=MAX_SIDE_FILE_BYTES)
+        except TxcriptError as exc:
+            warn(f"ignoring workspace {entry.name}: {exc}")
             continue
+        document = try_loads(data)
+        folder = document.get("folder") if isinstance(document, dict) else None
+        changed = status.st_mtime_ns
         path = path_from_file_uri(folder) if isinstance(folder, str) else None
         if path is not None and normalise_folder(path) == wanted:
             matches.append((changed, entry.name))
