@@ -48,7 +48,7 @@ from txcript.shared.text import shown
 from txcript.shared.timeutil import from_epoch_ms
 
 from . import codec, head
-from .native import HARNESS, Blob, Cell, CursorChat, MetaRow, bucket_of
+from .native import DEFAULT_SCHEMA, HARNESS, Blob, Cell, CursorChat, MetaRow, bucket_of
 
 ENV_CHATS = "CURSOR_CHATS_DIR"
 BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
@@ -100,16 +100,13 @@ def _read_side(path: Path) -> bytes | None:
     return read_regular(path, limit=MAX_SIDE_FILE_BYTES)
 
 
-def resolve_bucket(bucket: str) -> str | None:
-    """The workspace whose md5 is ``bucket``: the current directory or one of its parents."""
+def known_workspaces() -> dict[str, str]:
+    """Workspaces a bucket's md5 can be matched to: the current directory and its parents."""
     try:
         here = Path.cwd()
     except OSError:
-        return None
-    for candidate in (here, *here.parents):
-        if bucket_of(str(candidate)) == bucket:
-            return str(candidate)
-    return None
+        return {}
+    return {bucket_of(str(c)): str(c) for c in reversed((here, *here.parents))}
 
 
 def cwd_problem(cwd: str) -> str | None:
@@ -127,6 +124,13 @@ class CursorCliStore:
     def __init__(self, root: Path, chats: Path | None = None) -> None:
         self.root = root
         self.chats = chats if chats is not None else chats_dir(root)
+        self._workspaces: dict[str, str] | None = None
+
+    def resolve_bucket(self, bucket: str) -> str | None:
+        """The workspace whose md5 is ``bucket`` (see :func:`known_workspaces`), or None."""
+        if self._workspaces is None:
+            self._workspaces = known_workspaces()
+        return self._workspaces.get(bucket)
 
     # -- reading ----------------------------------------------------------------------------
     def _read_db(self, db: Path, *, with_blobs: bool) -> dict[str, Any]:
@@ -136,21 +140,22 @@ class CursorCliStore:
             raise BadInput(f"no Cursor CLI chat at {db.parent} (no {DB_NAME})")
 
         def work(conn: sqlite3.Connection) -> dict[str, Any]:
+            if not with_blobs:  # listing: the meta rows only (a missing table is an error too)
+                rows = conn.execute("SELECT key, value FROM meta ORDER BY rowid")
+                return {"meta": [(k, _cell(v)) for k, v in rows], "blobs": [], "version": 0}
             tables = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
             if "blobs" not in tables or "meta" not in tables:
                 raise StoreUnreadable(f"{label} is not a Cursor CLI store (no blobs/meta tables)")
             others = sorted(str(t) for t in tables if t not in ("blobs", "meta"))
-            if others and with_blobs:
+            if others:
                 warn(f"{label}: table(s) {', '.join(others)} are not read and not carried")
             meta = [
                 (key, _cell(value))
                 for key, value in conn.execute("SELECT key, value FROM meta ORDER BY rowid")
             ]
-            blobs: list[tuple[Any, bytes, str]] = []
-            if with_blobs:
-                blobs = conn.execute(
-                    "SELECT id, CAST(data AS BLOB), typeof(data) FROM blobs ORDER BY rowid"
-                ).fetchall()
+            blobs = conn.execute(
+                "SELECT id, CAST(data AS BLOB), typeof(data) FROM blobs ORDER BY rowid"
+            ).fetchall()
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             schema = tuple(str(tables[name]) for name in ("blobs", "meta"))
             return {"meta": meta, "blobs": blobs, "version": version, "schema": schema}
@@ -179,10 +184,10 @@ class CursorCliStore:
             meta=tuple(meta),
             bucket=bucket,
             meta_json=_read_side(directory / META_JSON),
-            prompt_history=_read_side(directory / PROMPTS_JSON),
-            schema=cells["schema"],
+            prompt_history=_read_side(directory / PROMPTS_JSON) if with_blobs else None,
+            schema=cells.get("schema", DEFAULT_SCHEMA),
             user_version=int(cells["version"]),
-            resolved_cwd=resolve_bucket(bucket),
+            resolved_cwd=self.resolve_bucket(bucket),
             modified_ms=_modified_ms(db),
         )
 
