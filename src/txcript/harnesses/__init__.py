@@ -36,6 +36,12 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         "txcript.harnesses.cursor_cli:CursorCli",
     ),
     HarnessInfo(
+        "cursor_transcripts",
+        "Cursor agent transcripts",
+        ("cursor_agent_transcripts",),
+        "txcript.harnesses.cursor_cli:CursorTranscripts",
+    ),
+    HarnessInfo(
         "claude_code",
         "Claude Code",
         ("claude", "claudecode"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Literal
 
 HARNESS = "cursor"
 #: What ``store.db`` holds when txcript creates it (the agent's own schema).
@@ -72,3 +73,14 @@ def blob_id(data: bytes) -> str:
 def bucket_of(cwd: str) -> str:
     """The chats sub-directory of a workspace: the hex MD5 of its path."""
     return hashlib.md5(cwd.encode("utf-8", "surrogateescape"), usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTranscript:
+    """One transcript file: its exact text and what the store knew beside it."""
+
+    id: str
+    text: str
+    kind: Literal["jsonl", "txt"]
+    resolved_cwd: str | None = None
+    modified_ms: int | None = None

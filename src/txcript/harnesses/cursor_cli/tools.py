@@ -3,10 +3,10 @@
 The agent uses Cursor's own vocabulary. Four names are typed, each only when its arguments fit
 exactly (one unknown key or wrongly typed value keeps the call Raw with its arguments untouched):
 
-* ``Shell{command, cwd?, timeout?, description?, is_background?}`` → Bash (``cwd`` → ``workdir``;
-  the timeout in ms, under ``timeout``, ``timeout_ms`` or ``block_until_ms`` (one of them) →
-  ``timeout_ms``);
-* ``Read{path, offset?, limit?}`` → Read;
+* ``Shell{command, cwd?, timeout?, description?, is_background?}`` → Bash (``cwd``, or
+  ``working_directory`` as the agent transcripts name it, → ``workdir``; the timeout in ms, under
+  ``timeout``, ``timeout_ms`` or ``block_until_ms`` (one of them) → ``timeout_ms``);
+* ``Read{path, offset?, limit?}`` (``ReadFile`` in the agent transcripts) → Read;
 * ``Write{path, contents}`` → Write;
 * ``StrReplace{path, old_string, new_string, replace_all?}`` → Edit.
 
@@ -22,9 +22,10 @@ from typing import Any
 from txcript.model import Bash, Edit, Raw, Read, Tool, Write, render_tool, type_tool
 from txcript.shared.jsonutil import is_uint
 
-CURSOR_NAMES = frozenset(("Shell", "Read", "Write", "StrReplace"))
+CURSOR_NAMES = frozenset(("Shell", "Read", "ReadFile", "Write", "StrReplace"))
 _TIMEOUT_KEYS = ("timeout", "timeout_ms", "block_until_ms")
-_SHELL_KEYS = frozenset(("command", "cwd", "description", "is_background", *_TIMEOUT_KEYS))
+_DIR_KEYS = ("cwd", "working_directory")
+_SHELL_KEYS = frozenset(("command", "description", "is_background", *_DIR_KEYS, *_TIMEOUT_KEYS))
 
 
 def _optional(args: dict[str, Any], key: str, kind: type) -> bool:
@@ -37,13 +38,14 @@ def _shell(args: dict[str, Any]) -> Tool | None:
     timeouts = [key for key in _TIMEOUT_KEYS if key in args]
     if len(timeouts) > 1 or not all(is_uint(args[key]) for key in timeouts):
         return None
-    if not (_optional(args, "cwd", str) and _optional(args, "description", str)):
+    dirs = [key for key in _DIR_KEYS if key in args]
+    if len(dirs) > 1 or not all(isinstance(args[key], str) for key in dirs):
         return None
-    if not _optional(args, "is_background", bool):
+    if not (_optional(args, "description", str) and _optional(args, "is_background", bool)):
         return None
     return Bash(
         command=args["command"],
-        workdir=args.get("cwd"),
+        workdir=args[dirs[0]] if dirs else None,
         timeout_ms=args[timeouts[0]] if timeouts else None,
         description=args.get("description"),
         run_in_background=bool(args.get("is_background", False)),
@@ -83,7 +85,13 @@ def _str_replace(args: dict[str, Any]) -> Tool | None:
     )
 
 
-_READERS = {"Shell": _shell, "Read": _read, "Write": _write, "StrReplace": _str_replace}
+_READERS = {
+    "Shell": _shell,
+    "Read": _read,
+    "ReadFile": _read,
+    "Write": _write,
+    "StrReplace": _str_replace,
+}
 
 
 def to_tool(name: str, args: Any) -> Tool:
