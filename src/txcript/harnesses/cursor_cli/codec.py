@@ -58,6 +58,7 @@ from txcript.model import (
     Write,
     artifact_fallback_text,
 )
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import INVALID, dumps_compact, try_loads
 from txcript.shared.timeutil import from_epoch_ms, to_epoch_ms
@@ -259,6 +260,7 @@ def context_cwd(chat: CursorChat) -> str | None:
     return None
 
 
+@without_gc
 def to_common(chat: CursorChat) -> Transcript:
     label = label_of(chat)
     facts = head.read_head(chat.meta, chat.meta_json, label)

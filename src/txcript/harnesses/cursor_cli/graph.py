@@ -12,10 +12,10 @@ Field numbers are a reconstruction (the format is undocumented; see docs/formats
   each ``{1: command or path}``) and the call id at ``57``.
 
 Reading uses the root's message list for the order of the conversation (falling back to rowid
-order when the root has none). It walks every node reachable from the root first, so a graph
-with a cycle, a dangling digest, a node that is not protobuf, or a root that names nothing is
-reported with one warning and the messages are read in rowid order instead. The walk visits
-each node once and is bounded by the number of blobs, so no graph can make it loop.
+order when the root has none). It checks the root and its turns first, so a graph with a cycle
+(a turn naming the root or a turn), a dangling digest, a node that is not protobuf, or a root
+that names nothing is reported with one warning and the messages are read in rowid order
+instead. The check decodes each turn once and follows no chain, so no graph can make it loop.
 """
 
 from __future__ import annotations
@@ -89,52 +89,31 @@ def message_order(blobs: Mapping[str, Blob], root_id: object, label: str) -> lis
 
 
 def _walk(blobs: Mapping[str, Blob], root_id: str, root_fields: list[pb.Field]) -> str | None:
-    """Depth-first over the nodes reachable from the root: why the graph is unusable, or None."""
-    done: set[str] = set()
-    on_path: set[str] = set()
-    # Each frame: (node id, its outgoing node ids, next index); turns are checked for dangling.
+    """Check the root's turns and each turn's references: why the graph is unusable, or None.
+
+    Only the root and its turns are decoded (the steps are leaves txcript does not read), so the
+    check is one pass over the turns: a reference to no blob is dangling, and a turn naming the
+    root or a turn closes a cycle.
+    """
     turns = _references(root_fields, (ROOT_TURNS,))
     for digest in turns:
         if digest not in blobs:
             return f"root lists turn {digest[:16]}…, which is no blob (a dangling digest)"
-    stack: list[tuple[str, list[str], int]] = [(root_id, _node_children(blobs, root_fields), 0)]
-    on_path.add(root_id)
     turn_ids = set(turns)
-    while stack:
-        node, children, index = stack[-1]
-        if index == len(children):
-            stack.pop()
-            on_path.discard(node)
-            done.add(node)
-            continue
-        stack[-1] = (node, children, index + 1)
-        child = children[index]
-        if child in on_path:
-            return f"has a cycle through node {child[:16]}…"
-        if child in done:
-            continue
+    for turn in dict.fromkeys(turns):
+        node = blobs[turn]
+        if is_json_blob(node):
+            return f"turn {turn[:16]}… is a JSON blob, not a graph node"
         try:
-            fields = pb.decode(blobs[child].data)
+            fields = pb.decode(node.data)
         except pb.WireError as exc:
-            return f"node {child[:16]}… is not protobuf ({exc})"
-        if child in turn_ids:
-            for digest in _references(fields, (TURN_USER, TURN_STEPS)):
-                if digest not in blobs:
-                    return f"turn {child[:16]}… lists {digest[:16]}…, which is no blob"
-        on_path.add(child)
-        stack.append((child, _node_children(blobs, fields), 0))
+            return f"node {turn[:16]}… is not protobuf ({exc})"
+        for digest in _references(fields, (TURN_USER, TURN_STEPS)):
+            if digest == root_id or digest in turn_ids:
+                return f"has a cycle through node {digest[:16]}…"
+            if digest not in blobs:
+                return f"turn {turn[:16]}… lists {digest[:16]}…, which is no blob"
     return None
-
-
-def _node_children(blobs: Mapping[str, Blob], fields: list[pb.Field]) -> list[str]:
-    """Digest-sized fields naming protobuf nodes of this store (JSON blobs are leaves)."""
-    found = []
-    for _number, wire, value in fields:
-        if wire == pb.LEN and isinstance(value, bytes) and len(value) == _DIGEST:
-            target = blobs.get(value.hex())
-            if target is not None and not is_json_blob(target):
-                found.append(value.hex())
-    return found
 
 
 def root_started_ms(blobs: Mapping[str, Blob], root_id: object) -> int | None:

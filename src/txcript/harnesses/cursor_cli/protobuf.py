@@ -22,6 +22,8 @@ Field = tuple[int, int, int | bytes]
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    if pos < len(data) and data[pos] < 0x80:  # the common one-byte case
+        return data[pos], pos + 1
     result = shift = 0
     for index in range(_MAX_VARINT_BYTES):
         if pos + index >= len(data):

@@ -43,6 +43,7 @@ from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.shared import backups
 from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.files import MAX_SIDE_FILE_BYTES, read_regular
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import check_session_id, id_problem
 from txcript.shared.text import shown
 from txcript.shared.timeutil import from_epoch_ms
@@ -162,6 +163,7 @@ class CursorCliStore:
 
         return shared_sqlite.read(db, info, work, label=label, busy_timeout=_busy_timeout())
 
+    @without_gc
     def _chat(self, directory: Path, *, with_blobs: bool) -> CursorChat:
         db = directory / DB_NAME
         cells = self._read_db(db, with_blobs=with_blobs)
