@@ -9,6 +9,7 @@ import warnings
 from datetime import timedelta
 from pathlib import Path
 
+import msgspec
 import pytest
 from cursor_cli_fixtures import (
     CALLS,
@@ -257,13 +258,22 @@ def test_the_newest_root_only_in_the_wal_is_read_and_nothing_changes(
     assert json.loads(bytes.fromhex(value))["latestRootBlobId"] == g1.root_id
     before = snapshot(directory)
     transcript = load_quietly(store, directory)
-    texts = [b.text for msg in transcript.messages for b in msg.content if isinstance(b, m.Text)]
-    assert texts == [
-        "Why do the tests fail?",
-        "Fixed the port; the tests pass now.",
-        "thanks",
-        "Welcome.",
-    ]
+    prompt, done = kitchen_sink_messages()[0], kitchen_sink_messages()[-1]
+    assert transcript == m.Transcript(
+        meta=m.Meta(
+            id=CHAT_ID,
+            timestamp=START,
+            cwd=CWD,
+            title="Fix the failing tests",
+            model="claude-4.5-sonnet",
+        ),
+        messages=(
+            prompt,
+            msgspec.structs.replace(done, timestamp=ms(1000)),
+            m.Message(role="user", content=(m.Text(text="thanks"),), timestamp=ms(1000)),
+            m.Message(role="assistant", content=(m.Text(text="Welcome."),), timestamp=ms(1000)),
+        ),
+    )
     assert_discovery_matches(store, transcript)
     assert snapshot(directory) == before
     assert sorted(p.name for p in directory.iterdir()) == ["store.db", "store.db-wal"]
