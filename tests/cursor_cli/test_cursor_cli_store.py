@@ -38,6 +38,7 @@ from cursor_cli_fixtures import (
 from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
+from txcript.errors import BadInput
 from txcript.harnesses.cursor_cli.store import CursorCliStore
 from txcript.shared.timeutil import from_epoch_ms
 
@@ -334,9 +335,11 @@ def test_the_default_root_and_the_chats_override(
     moved = H.store()
     assert isinstance(moved, CursorCliStore)
     assert moved.chats == tmp_path / "elsewhere"
-    assert H.resume_command("abc") == ["agent", "--resume=abc"]
+    assert H.resume_command(CHAT_ID) == ["agent", f"--resume={CHAT_ID}"]
     monkeypatch.setenv("TRANSCRIPT_CURSOR_RESUME_CMD", "cursor-agent --resume {id}")
-    assert H.resume_command("abc") == ["cursor-agent", "--resume", "abc"]
+    assert H.resume_command(CHAT_ID) == ["cursor-agent", "--resume", CHAT_ID]
+    with pytest.raises(BadInput, match="UUID"):
+        H.resume_command("--dangerously-skip-permissions")
 
 
 def test_list_shows_the_chat_through_the_cli(run_cli: RunCli, isolated_home: Path) -> None:

@@ -29,6 +29,7 @@ from txcript.shared import backups
 
 H = harnesses.get("cursor")
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+OK_ID = "7d3c2b1a-0f9e-4d8c-b7a6-958473625140"
 
 
 @pytest.fixture(autouse=True)
@@ -187,10 +188,12 @@ def test_saving_over_an_existing_chat_is_refused_without_force(tmp_path: Path) -
         ("../escape", "/repo", "not usable as a file name"),
         ("a/b", "/repo", "not usable as a file name"),
         ("", "/repo", "not usable as a file name"),
-        ("ok", "relative/dir", "not an absolute path"),
-        ("ok", "/repo\x1b[31m", "control character"),
-        ("ok", "/re\npo", "control character"),
-        ("ok", None, "needs a working directory"),
+        ("--dangerously-skip-permissions", "/repo", "UUID"),
+        ("not-a-uuid", "/repo", "UUID"),
+        (OK_ID, "relative/dir", "not an absolute path"),
+        (OK_ID, "/repo\x1b[31m", "control character"),
+        (OK_ID, "/re\npo", "control character"),
+        (OK_ID, None, "needs a working directory"),
     ],
 )
 def test_hostile_ids_and_cwds_are_refused_before_writing(

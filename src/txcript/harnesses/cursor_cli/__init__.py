@@ -16,6 +16,7 @@ from txcript.errors import Unconvertible
 from txcript.harnesses.base import Harness, Store
 from txcript.harnesses.cursor_cli.native import AgentTranscript, CursorChat
 from txcript.model import Transcript
+from txcript.shared.ids import UUID_IDS
 
 
 class CursorCli(Harness[CursorChat]):
@@ -23,6 +24,7 @@ class CursorCli(Harness[CursorChat]):
     name = "Cursor CLI"
     has_store = True
     can_write = True
+    id_grammar = UUID_IDS
 
     def to_common(self, native: CursorChat) -> Transcript:
         from txcript.harnesses.cursor_cli import codec

@@ -44,7 +44,7 @@ from txcript.shared import backups
 from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.files import MAX_SIDE_FILE_BYTES, read_regular
 from txcript.shared.gcpause import without_gc
-from txcript.shared.ids import check_session_id, id_problem
+from txcript.shared.ids import UUID_IDS, check_session_id, id_problem
 from txcript.shared.text import shown
 from txcript.shared.timeutil import from_epoch_ms
 
@@ -225,6 +225,7 @@ class CursorCliStore:
     # -- writing ----------------------------------------------------------------------------
     def target(self, chat: CursorChat) -> Path:
         check_session_id(chat.chat_id)
+        UUID_IDS.check(chat.chat_id, "Cursor CLI")  # the agent's chat ids; never an option
         facts = head.read_head(chat.meta, chat.meta_json, codec.label_of(chat))
         cwd = facts.workspace_path
         if cwd is not None:
