@@ -48,7 +48,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         "txcript.harnesses.claude_code:ClaudeCode",
     ),
     HarnessInfo("codex", "Codex", (), "txcript.harnesses.codex:Codex"),
-    HarnessInfo("opencode", "OpenCode", ("open_code",), None),
+    HarnessInfo("opencode", "OpenCode", ("open_code",), "txcript.harnesses.opencode:OpenCode"),
     HarnessInfo("gemini", "Gemini CLI", ("gemini_cli",), "txcript.harnesses.gemini:Gemini"),
     HarnessInfo("pi", "pi", (), None),
     HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build"), None),

@@ -1,0 +1,103 @@
+"""The OpenCode native body: a session row, its message rows and their part rows, as stored.
+
+OpenCode (``opencode``) keeps one session as a ``session`` row plus ``message`` and ``part`` rows
+whose ``data`` column is JSON text (the message or part without its ``id``/``sessionID``/
+``messageID``, which are columns). The file stores that came before the database hold the same
+objects as JSON files, ids included. This body is the common denominator: every value a
+same-harness round trip needs, with each ``data`` cell kept as the exact text it was stored as
+(:attr:`Record.text`) beside its parsed value.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from txcript.shared.jsonutil import INVALID, try_loads
+
+HARNESS = "opencode"
+
+#: ``session`` columns whose value is JSON text (Drizzle ``text({mode: "json"})``).
+JSON_COLUMNS = frozenset(("summary_diffs", "revert", "permission", "model", "metadata"))
+
+#: Column names never read from any table: credentials live in their own tables, which are never
+#: touched, and no session column may smuggle one in under a new name.
+_SECRET_MARKERS = ("secret", "password", "access_token", "refresh_token", "credential", "api_key")
+
+
+def is_secret_column(name: str) -> bool:
+    lowered = name.lower()
+    return any(marker in lowered for marker in _SECRET_MARKERS)
+
+
+def dumps(value: Any) -> str:
+    """JSON the way OpenCode writes it (``JSON.stringify``): compact, key order kept, raw UTF-8."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One ``message`` or ``part`` row: its id, timestamps and ``data`` (text and parsed value)."""
+
+    id: str
+    text: str
+    time_created: int | None = None
+    time_updated: int | None = None
+    #: ``text`` parsed; :data:`~txcript.shared.jsonutil.INVALID` when it is not JSON.
+    data: Any = field(default=INVALID, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.data is INVALID:
+            object.__setattr__(self, "data", try_loads(self.text))
+
+    @classmethod
+    def of(
+        cls, record_id: str, data: Any, time_created: int | None, time_updated: int | None
+    ) -> Record:
+        return cls(record_id, dumps(data), time_created, time_updated, data)
+
+    @property
+    def obj(self) -> dict[str, Any] | None:
+        """The data when it is a JSON object, else None."""
+        return self.data if isinstance(self.data, dict) else None
+
+
+@dataclass(frozen=True, slots=True)
+class NativeMessage:
+    record: Record
+    parts: tuple[Record, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OpenCodeSession:
+    """One session. ``session`` maps ``session`` table column names to their stored values."""
+
+    session: dict[str, Any]
+    messages: tuple[NativeMessage, ...] = ()
+    #: Part rows whose message row is missing (kept for the round trip; the codec warns).
+    orphan_parts: tuple[tuple[str, Record], ...] = ()
+
+    @property
+    def id(self) -> str:
+        value = self.session.get("id")
+        return value if isinstance(value, str) else ""
+
+
+def json_cell(value: Any) -> Any:
+    """A JSON-text column's value parsed, or None when absent or not JSON."""
+    if isinstance(value, str):
+        parsed = try_loads(value)
+        return None if parsed is INVALID else parsed
+    return None
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value

@@ -1,0 +1,177 @@
+"""The OpenCode store: every database and file store under one data directory.
+
+**Where.** ``$OPENCODE_DB`` names one database file (and nothing else is read); otherwise the
+data directory is ``$XDG_DATA_HOME/opencode``, else ``~/.local/share/opencode``. In it live
+``opencode.db``, one database per release channel (``opencode-<channel>.db``) and the JSON file
+stores of older versions (:mod:`.files`).
+
+**References.** A database session is ``<database path>#<session id>``; a file-store session is
+the path of its info file. :meth:`OpenCodeStore.location` says which.
+
+**Listing.** A session found in more than one place is listed once: a database wins over a file
+store (OpenCode migrated those files into it), and ``opencode.db`` over a channel database.
+Archived sessions (``time_archived`` set) are not listed. A database or file that cannot be read
+is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from txcript.diagnostics import warn
+from txcript.errors import BadInput, StoreError, StoreUnreadable
+from txcript.harnesses.base import Discovered, Saved, home_dir
+
+from . import database, files
+from .codec import first_assistant_model, meta_of
+from .native import HARNESS, OpenCodeSession
+
+ENV_DB = "OPENCODE_DB"
+DB_NAME = "opencode.db"
+
+
+def default_root() -> Path | None:
+    """``$OPENCODE_DB``, else ``$XDG_DATA_HOME/opencode``, else ``~/.local/share/opencode``."""
+    override = os.environ.get(ENV_DB)
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg:
+        return Path(xdg) / "opencode"
+    home = home_dir()
+    return None if home is None else home / ".local" / "share" / "opencode"
+
+
+def _is_database_path(root: Path) -> bool:
+    return root.suffix == ".db" or root.is_file()
+
+
+class OpenCodeStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        #: The one database of ``$OPENCODE_DB`` (no channel databases, no file stores).
+        self.single = _is_database_path(root)
+        self.database = root if self.single else root / DB_NAME
+
+    # -- where ------------------------------------------------------------------------------
+    def databases(self) -> list[Path]:
+        if self.single:
+            return [self.root]
+        found = [self.database]
+        try:
+            names = sorted(
+                e.name
+                for e in os.scandir(self.root)
+                if e.name.startswith("opencode-") and e.name.endswith(".db")
+            )
+        except OSError:
+            names = []
+        return found + [self.root / name for name in names]
+
+    def _split(self, reference: str) -> tuple[Path, str] | None:
+        for db in self.databases():
+            prefix = f"{db}#"
+            if reference.startswith(prefix) and len(reference) > len(prefix):
+                return db, reference[len(prefix) :]
+        return None
+
+    def location(self, reference: str) -> str:
+        split = self._split(reference)
+        if split is None:
+            return reference
+        return f"{split[0]} session {split[1]}"
+
+    # -- discovery --------------------------------------------------------------------------
+    def discover(self) -> list[Discovered]:
+        found: list[Discovered] = []
+        seen: set[str] = set()
+        for db in self.databases():
+            try:
+                rows = database.read(db, database.discover_rows) or []
+            except (StoreError, StoreUnreadable) as exc:
+                warn(f"skipped {exc}")
+                continue
+            for _row, meta in rows:
+                if meta.id in seen:
+                    continue
+                seen.add(meta.id)
+                found.append(Discovered.from_meta(HARNESS, f"{db}#{meta.id}", meta))
+        if self.single:
+            return found
+        for location in files.sessions(self.root):
+            head = files.head(location)
+            if head is None:
+                continue
+            row, first = head
+            model = None
+            if first is not None and "model" not in row:
+                model = first_assistant_model(first.record.data)
+            meta = meta_of(row, model)
+            if meta.id in seen:
+                continue
+            seen.add(meta.id)
+            found.append(Discovered.from_meta(HARNESS, str(location.info), meta))
+        return found
+
+    # -- load -------------------------------------------------------------------------------
+    def load(self, reference: str) -> OpenCodeSession:
+        split = self._split(reference)
+        if split is not None:
+            db, session_id = split
+            native = database.read(
+                db, lambda conn, schema: database.load(conn, schema, db, session_id)
+            )
+            if native is None:
+                raise BadInput(f"no OpenCode database at {db}")
+            return native  # type: ignore[no-any-return]
+        location = None if self.single else files.locate(self.root, Path(reference))
+        if location is None:
+            raise BadInput(f"no OpenCode session at {reference}")
+        return files.load(location)
+
+    # -- write ------------------------------------------------------------------------------
+    def save(self, native: OpenCodeSession, *, force: bool = False) -> Saved:
+        from . import write
+
+        session_id = write.save(self.database, native)
+        reference = f"{self.database}#{session_id}"
+        return Saved(id=session_id, reference=reference, location=self.location(reference))
+
+    def delete(self, reference: str, *, force: bool = False) -> None:
+        from . import write
+
+        split = self._split(reference)
+        if split is None:
+            raise BadInput(
+                f"{reference} is not an OpenCode database session (file-store sessions are "
+                "read only)"
+            )
+        write.archive(split[0], split[1])
+
+    def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        by_db: dict[Path, list[tuple[str, str]]] = {}
+        for reference in references:
+            split = self._split(reference)
+            if split is None:
+                try:
+                    stat = os.stat(reference)
+                    out[reference] = f"{stat.st_mtime_ns}:{stat.st_size}"
+                except OSError:
+                    out[reference] = ""
+                continue
+            by_db.setdefault(split[0], []).append((reference, split[1]))
+        for db, wanted in by_db.items():
+            ids = [session_id for _, session_id in wanted]
+            try:
+                prints: Any = database.read(
+                    db, lambda conn, schema, ids=ids: database.fingerprints(conn, schema, ids)
+                )
+            except (StoreError, StoreUnreadable):
+                prints = None
+            for reference, session_id in wanted:
+                out[reference] = (prints or {}).get(session_id, "")
+        return out
