@@ -20,7 +20,7 @@ class OpenCode(Harness[OpenCodeSession]):
     id = "opencode"
     name = "OpenCode"
     has_store = True
-    can_write = False
+    can_write = True
 
     def to_common(self, native: OpenCodeSession) -> Transcript:
         from txcript.harnesses.opencode import codec

@@ -599,7 +599,7 @@ def _session_row(transcript: m.Transcript, session_id: str) -> dict[str, Any]:
         model = {"id": meta.model, "providerID": provider_of(meta.model)}
     return {
         "id": session_id,
-        "project_id": "global",
+        "project_id": None,  # the store files it under the cwd's project
         "parent_id": None,
         "slug": session_id[4:].lower(),
         "directory": meta.cwd or "",

@@ -1,17 +1,249 @@
-"""Writing into OpenCode's database (not built yet: saves and deletes are refused)."""
+"""Writing into OpenCode's database: one schema-checked transaction, backed up first.
+
+A save writes the session's ``session``, ``message`` and ``part`` rows directly (see
+``docs/formats/opencode.md`` for why this, and not ``opencode import``). Inside one ``BEGIN
+IMMEDIATE`` transaction it:
+
+1. checks the schema: the three tables with the columns txcript writes, a known migrations table
+   (``migration`` or ``__drizzle_migrations``), and no ``NOT NULL`` column without a default that
+   txcript cannot fill. Anything else is an unknown schema: refused before anything is written;
+2. copies the rows the save can replace (the session's own rows, if it is already there) into a
+   ``rows`` backup (:func:`txcript.shared.backups.create_rows`) — only those three tables, so no
+   credential ever reaches a backup. ``txcript restore <id>`` undoes the save;
+3. replaces the session's rows and commits. A failure rolls everything back and drops the backup.
+
+Columns the native session carries but the table lacks (an older schema) are left out; columns
+the table has but the session does not are left to their defaults. A delete archives the session
+in place (sets ``time_archived``), as OpenCode does, after the same kind of backup.
+"""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import Any
 
-from txcript.errors import Unconvertible
+from txcript.errors import BadInput, StoreError
+from txcript.shared import backups
+from txcript.shared import sqlite as shared_sqlite
+from txcript.shared.ids import check_session_id
+from txcript.shared.timeutil import now, to_epoch_ms
 
+from .database import BUSY_TIMEOUT, MIGRATION_TABLES, describe, quote
 from .native import HARNESS, OpenCodeSession
+from .tools import SESSION_ID
+
+#: Tables a save writes, parents first, with the column naming the session.
+TABLES = (("session", "id"), ("message", "session_id"), ("part", "session_id"))
+_MESSAGE = ("id", "session_id", "time_created", "time_updated", "data")
+_PART = ("id", "message_id", "session_id", "time_created", "time_updated", "data")
+
+
+class _Column:
+    __slots__ = ("name", "required")
+
+    def __init__(self, name: str, required: bool) -> None:
+        self.name = name
+        self.required = required
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> dict[str, _Column]:
+    return {
+        str(row[1]): _Column(str(row[1]), bool(row[3]) and row[4] is None and not row[5])
+        for row in conn.execute(f"PRAGMA table_info({quote(table)})")
+    }
+
+
+def _unknown(database: Path, detail: str) -> StoreError:
+    return StoreError(f"{describe(database)} has an unknown schema ({detail}); nothing was written")
+
+
+def check_schema(
+    conn: sqlite3.Connection, database: Path, session: dict[str, Any]
+) -> dict[str, dict[str, _Column]]:
+    tables = {
+        str(name) for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
+    if not any(t in tables for t in MIGRATION_TABLES):
+        raise _unknown(database, "no `migration` or `__drizzle_migrations` table")
+    found = {}
+    for table, wanted in (("session", ("id",)), ("message", _MESSAGE), ("part", _PART)):
+        columns = _columns(conn, table) if table in tables else {}
+        if not columns:
+            raise _unknown(database, f"no `{table}` table")
+        missing = [c for c in wanted if c not in columns]
+        if missing:
+            raise _unknown(database, f"`{table}` has no `{missing[0]}` column")
+        fills = (
+            set(wanted) if table != "session" else {k for k, v in session.items() if v is not None}
+        )
+        for column in columns.values():
+            if column.required and column.name not in fills:
+                raise _unknown(database, f"`{table}.{column.name}` needs a value txcript lacks")
+        found[table] = columns
+    return found
+
+
+def _connect(database: Path) -> sqlite3.Connection:
+    info = shared_sqlite.inspect(database, describe(database))
+    if info is None:
+        raise StoreError(
+            f"no OpenCode database at {database}; run `opencode` once to create it "
+            "(nothing was written)"
+        )
+    shared_sqlite.check_complete(database, info, describe(database))
+    try:
+        conn = sqlite3.connect(
+            database.absolute().as_uri() + "?mode=rw",
+            uri=True,
+            timeout=BUSY_TIMEOUT,
+            isolation_level=None,
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+    except sqlite3.Error as exc:
+        raise shared_sqlite.translate(describe(database), database, exc) from None
+    return conn
+
+
+def _transaction(database: Path, session_id: str, operation: str, work: Any) -> backups.Backup:
+    conn = _connect(database)
+    taken: backups.Backup | None = None
+    try:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            work(conn)  # checks first, so a refused write never costs a backup
+            taken = backups.create_rows(
+                database, conn, TABLES, session_id, harness=HARNESS, operation=operation
+            )
+            work.apply(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if taken is not None:
+                backups.discard(taken)
+            raise
+    except sqlite3.Error as exc:
+        raise shared_sqlite.translate(describe(database), database, exc) from None
+    finally:
+        conn.close()
+    assert taken is not None
+    backups.prune(taken)
+    return taken
+
+
+class _Save:
+    def __init__(self, database: Path, native: OpenCodeSession) -> None:
+        self.database = database
+        self.native = native
+        self.columns: dict[str, dict[str, _Column]] = {}
+        self.row = dict(native.session)
+
+    def __call__(self, conn: sqlite3.Connection) -> None:
+        if self.row.get("project_id") is None:
+            self.row["project_id"] = _project_for(conn, self.row.get("directory"))
+        self.columns = check_schema(conn, self.database, self.row)
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        session_id = self.native.id
+        for table, column in reversed(TABLES):
+            conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
+        row = {k: v for k, v in self.row.items() if k in self.columns["session"]}
+        names = list(row)
+        conn.execute(
+            f"INSERT INTO session ({', '.join(quote(n) for n in names)}) "
+            f"VALUES ({', '.join('?' for _ in names)})",
+            [row[n] for n in names],
+        )
+        for message in self.native.messages:
+            record = message.record
+            created = record.time_created or 0
+            conn.execute(
+                "INSERT INTO message (id, session_id, time_created, time_updated, data) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (record.id, session_id, created, record.time_updated or created, record.text),
+            )
+            conn.executemany(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        part.id,
+                        record.id,
+                        session_id,
+                        part.time_created or created,
+                        part.time_updated or part.time_created or created,
+                        part.text,
+                    )
+                    for part in message.parts
+                ],
+            )
+        for message_id, part in self.native.orphan_parts:
+            created = part.time_created or 0
+            conn.execute(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (part.id, message_id, session_id, created, part.time_updated or created, part.text),
+            )
+
+
+def _project_for(conn: sqlite3.Connection, directory: Any) -> str:
+    """The project a new session in ``directory`` belongs to: the one OpenCode already filed
+    sessions of that directory under, else the project whose worktree it is, else ``global``."""
+    if isinstance(directory, str) and directory:
+        try:
+            row = conn.execute(
+                "SELECT project_id FROM session WHERE directory = ? AND project_id IS NOT NULL "
+                "ORDER BY time_created DESC LIMIT 1",
+                (directory,),
+            ).fetchone()
+            if row is None and "worktree" in _columns(conn, "project"):
+                row = conn.execute(
+                    "SELECT id FROM project WHERE worktree = ? LIMIT 1", (directory,)
+                ).fetchone()
+        except sqlite3.Error:
+            row = None
+        if row is not None and isinstance(row[0], str):
+            return row[0]
+    return "global"
 
 
 def save(database: Path, native: OpenCodeSession) -> str:
-    raise Unconvertible(HARNESS, "writing OpenCode sessions is not supported yet")
+    """Write ``native`` into ``database`` (replacing a session of the same id); returns its id."""
+    session_id = check_session_id(native.id)
+    if not SESSION_ID.match(session_id):
+        raise BadInput(f"`{session_id}` is not an OpenCode session id (ses_ + letters and digits)")
+    try:
+        _transaction(database, session_id, "save", _Save(database, native))
+    except UnicodeEncodeError as exc:
+        raise StoreError(f"writing {database}: text is not encodable as UTF-8 ({exc})") from None
+    return session_id
 
 
-def archive(database: Path, session_id: str) -> None:
-    raise Unconvertible(HARNESS, "deleting OpenCode sessions is not supported yet")
+class _Archive:
+    def __init__(self, database: Path, session_id: str) -> None:
+        self.database = database
+        self.session_id = session_id
+
+    def __call__(self, conn: sqlite3.Connection) -> None:
+        columns = _columns(conn, "session")
+        if "time_archived" not in columns:
+            raise _unknown(self.database, "`session` has no `time_archived` column")
+        row = conn.execute(
+            "SELECT time_archived FROM session WHERE id = ?", (self.session_id,)
+        ).fetchone()
+        if row is None:
+            raise BadInput(f"no OpenCode session {self.session_id} in {self.database}")
+        if row[0] is not None:
+            raise BadInput(f"OpenCode session {self.session_id} is already deleted (archived)")
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "UPDATE session SET time_archived = ? WHERE id = ?",
+            (to_epoch_ms(now()), self.session_id),
+        )
+
+
+def archive(database: Path, session_id: str) -> str:
+    """Archive one session in place (OpenCode no longer lists it); returns the backup id."""
+    return _transaction(database, session_id, "delete", _Archive(database, session_id)).id

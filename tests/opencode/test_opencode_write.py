@@ -1,0 +1,169 @@
+"""Writing OpenCode sessions: lossless round trip, schema checks, backups without credentials."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import opencode_fixtures as f
+import pytest
+from test_opencode_database import MAIN
+
+from conftest import RunCli
+from txcript import harnesses
+from txcript.errors import BadInput, StoreError
+from txcript.shared import backups
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "txcript-data"
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(path))
+    return path
+
+
+def _rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    conn = sqlite3.connect(db)
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    out = {t: sorted(conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
+    conn.close()
+    return out
+
+
+def _store(root: Path):  # type: ignore[no-untyped-def]
+    store = harnesses.get("opencode").store(root)
+    assert store is not None
+    return store
+
+
+def test_store_round_trip_is_byte_lossless(tmp_path: Path) -> None:
+    root = tmp_path / "opencode"
+    db = f.build_db(root / "opencode.db", f.CURRENT_DDL, [f.main_session()], [f.untitled_session()])
+    store = _store(root)
+    reference = f"{db}#{f.MAIN_ID}"
+    before = _rows(db)
+    native = store.load(reference)
+    saved = store.save(native)
+    assert (saved.id, saved.reference) == (f.MAIN_ID, reference)
+    assert store.load(reference) == native
+    assert _rows(db) == before  # every row of every table, credentials included, as it was
+
+
+def test_a_common_session_is_written_listed_and_read_back(tmp_path: Path) -> None:
+    root = tmp_path / "opencode"
+    db = f.build_db(root / "opencode.db", f.CURRENT_DDL, [f.untitled_session()])
+    harness = harnesses.get("opencode")
+    store = _store(root)
+    saved = store.save(harness.from_common(MAIN))
+    assert saved.id == f.MAIN_ID
+    found = [d for d in store.discover() if d.reference == saved.reference]
+    assert len(found) == 1 and found[0].title == "Fix the parser"
+    assert harness.to_common(store.load(saved.reference)) == MAIN
+    conn = sqlite3.connect(db)
+    message_ids = [
+        r[0] for r in conn.execute("SELECT id FROM message WHERE session_id = ?", (saved.id,))
+    ]
+    part_ids = [r[0] for r in conn.execute("SELECT id FROM part WHERE session_id = ?", (saved.id,))]
+    conn.close()
+    assert message_ids == sorted(message_ids) and part_ids == sorted(part_ids)
+    assert all(i.startswith("msg_") for i in message_ids)
+
+
+def test_fresh_ids_are_time_sortable_session_ids() -> None:
+    harness = harnesses.get("opencode")
+    first, second = harness.new_session_id(), harness.new_session_id()
+    assert first.startswith("ses_") and len(first) == 30
+    assert first[:16] <= second[:16]
+    assert harness.resume_command(first) == ["opencode", "--session", first]
+
+
+def test_an_older_schema_gets_only_the_columns_it_has(tmp_path: Path) -> None:
+    root = tmp_path / "opencode"
+    db = f.build_db(root / "opencode.db", f.OLD_DDL, [f.old_session()])
+    harness = harnesses.get("opencode")
+    saved = _store(root).save(harness.from_common(MAIN))
+    back = harness.to_common(_store(root).load(saved.reference))
+    # the old schema has no session.model column: the model comes from the first reply
+    assert back.messages == MAIN.messages and back.meta.model == MAIN.meta.model
+    assert f.OLD_ID in {d.meta_id for d in _store(root).discover()}
+    assert db.exists()
+
+
+def test_an_unknown_schema_is_refused_before_anything_is_written(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    root = tmp_path / "opencode"
+    db = f.build_db(
+        root / "opencode.db",
+        f.CURRENT_DDL.replace("metadata TEXT", "metadata TEXT, shard TEXT NOT NULL"),
+        [],
+        credentials=False,
+    )
+    before = f.snapshot(root)
+    harness = harnesses.get("opencode")
+    with pytest.raises(StoreError, match=r"unknown schema .*session\.shard"):
+        _store(root).save(harness.from_common(MAIN))
+    assert f.snapshot(root) == before
+    assert backups.list_backups(db) == []
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE migration")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="unknown schema"):
+        _store(root).save(harness.from_common(MAIN))
+
+
+def test_no_database_means_nothing_is_written(tmp_path: Path) -> None:
+    root = tmp_path / "empty"
+    root.mkdir()
+    with pytest.raises(StoreError, match="no OpenCode database"):
+        _store(root).save(harnesses.get("opencode").from_common(MAIN))
+    assert list(root.iterdir()) == []
+
+
+def test_a_save_is_undone_by_restore_and_its_backup_holds_no_credential(tmp_path: Path) -> None:
+    root = tmp_path / "opencode"
+    db = f.build_db(root / "opencode.db", f.CURRENT_DDL, [f.untitled_session()])
+    before = _rows(db)
+    _store(root).save(harnesses.get("opencode").from_common(MAIN))
+    taken = backups.list_backups(db)
+    assert [b.kind for b in taken] == ["rows"]
+    content = taken[0].path.read_bytes()
+    for secret in f.SENTINELS:
+        assert secret.encode() not in content
+    backups.restore(taken[0])
+    assert _rows(db) == before
+
+
+def test_delete_archives_in_place_and_restore_brings_it_back(tmp_path: Path) -> None:
+    root = tmp_path / "opencode"
+    db = f.build_db(root / "opencode.db", f.CURRENT_DDL, [f.main_session()])
+    before = _rows(db)
+    store = _store(root)
+    reference = f"{db}#{f.MAIN_ID}"
+    store.delete(reference)
+    assert store.discover() == []
+    with pytest.raises(BadInput, match="already deleted"):
+        store.delete(reference)
+    with pytest.raises(BadInput, match="no OpenCode session"):
+        store.delete(f"{db}#ses_nothere")
+    taken = backups.list_backups(db)
+    for secret in f.SENTINELS:
+        assert secret.encode() not in taken[0].path.read_bytes()
+    backups.restore(taken[0])
+    assert _rows(db) == before
+
+
+def test_continue_into_opencode_prints_its_resume_command(tmp_path: Path, run_cli: RunCli) -> None:
+    data = tmp_path / "xdg"
+    f.build_db(data / "opencode" / "opencode.db", f.CURRENT_DDL, [f.main_session()])
+    env = {"XDG_DATA_HOME": str(data), "TXCRIPT_DATA_DIR": str(tmp_path / "d")}
+    # a range makes a copy (a whole session of the same harness is resumed in place)
+    result = run_cli("continue", f"{f.MAIN_ID}#1-3", "--with", "opencode", "--no-resume", env=env)
+    assert result.code == 0, result.stderr
+    assert "resume with: opencode --session ses_" in result.stdout
+    assert f"opencode --session {f.MAIN_ID}" not in result.stdout  # a fresh copy, new id
+    listed = run_cli("list", "--from", "opencode", "--json", env=env)
+    assert listed.stdout.count('"opencode"') == 2
+    for secret in f.SENTINELS:
+        assert secret not in result.stdout + result.stderr + listed.stdout
