@@ -30,7 +30,7 @@ from txcript.shared.ids import check_session_id
 from txcript.shared.timeutil import now, to_epoch_ms
 
 from .database import BUSY_TIMEOUT, MIGRATION_TABLES, describe, quote
-from .native import HARNESS, OpenCodeSession
+from .native import HARNESS, OpenCodeSession, Record
 from .tools import SESSION_ID
 
 #: Tables a save writes, parents first, with the column naming the session.
@@ -155,36 +155,30 @@ class _Save:
             f"VALUES ({', '.join('?' for _ in names)})",
             [row[n] for n in names],
         )
+        parts = [
+            (message.record.id, part) for message in self.native.messages for part in message.parts
+        ]
         for message in self.native.messages:
             record = message.record
-            created = record.time_created or 0
+            created, updated = _times(record, 0)
             conn.execute(
                 "INSERT INTO message (id, session_id, time_created, time_updated, data) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (record.id, session_id, created, record.time_updated or created, record.text),
+                (record.id, session_id, created, updated, record.text),
             )
-            conn.executemany(
-                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        part.id,
-                        record.id,
-                        session_id,
-                        part.time_created or created,
-                        part.time_updated or part.time_created or created,
-                        part.text,
-                    )
-                    for part in message.parts
-                ],
-            )
-        for message_id, part in self.native.orphan_parts:
-            created = part.time_created or 0
-            conn.execute(
-                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (part.id, message_id, session_id, created, part.time_updated or created, part.text),
-            )
+        conn.executemany(
+            "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (part.id, message_id, session_id, *_times(part, 0), part.text)
+                for message_id, part in [*parts, *self.native.orphan_parts]
+            ],
+        )
+
+
+def _times(record: Record, default: int) -> tuple[int, int]:
+    created = record.time_created if record.time_created is not None else default
+    return created, record.time_updated if record.time_updated is not None else created
 
 
 def _project_for(conn: sqlite3.Connection, directory: Any) -> str:
