@@ -45,7 +45,8 @@ CREATE INDEX message_session_idx ON message (session_id);
 CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL
   REFERENCES message(id) ON DELETE CASCADE, session_id TEXT NOT NULL,
   time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
-CREATE INDEX part_message_idx ON part (message_id);
+CREATE INDEX part_message_idx ON part (message_id, id);
+CREATE INDEX part_session_idx ON part (session_id);
 CREATE TABLE todo (session_id TEXT NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL,
   priority TEXT NOT NULL, position INTEGER NOT NULL, time_created INTEGER NOT NULL,
   time_updated INTEGER NOT NULL);

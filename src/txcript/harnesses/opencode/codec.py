@@ -455,11 +455,18 @@ class _Writer:
         self.last_user: str | None = None
         self.cwd = self.meta.cwd or ""
 
-    def _model_near(self, index: int) -> str | None:
-        for message in self.transcript.messages[index:]:
+        #: Per message: the model of the next assistant turn with one (a user turn records the
+        #: model that answers it), else the session's.
+        self.next_model: list[str | None] = []
+        following = self.meta.model
+        for message in reversed(transcript.messages):
             if message.role == "assistant" and message.model:
-                return message.model
-        return self.meta.model
+                following = message.model
+            self.next_model.append(following)
+        self.next_model.reverse()
+
+    def _model_near(self, index: int) -> str | None:
+        return self.next_model[index]
 
     def close(self) -> None:
         if self.current is not None:

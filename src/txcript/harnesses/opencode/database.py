@@ -28,8 +28,6 @@ from .native import NativeMessage, OpenCodeSession, Record, is_secret_column
 BUSY_TIMEOUT = 5.0
 _BUSY_HINT = "try again when OpenCode is idle"
 MIGRATION_TABLES = ("migration", "__drizzle_migrations")
-_MESSAGE_COLUMNS = ("id", "session_id", "time_created", "time_updated", "data")
-_PART_COLUMNS = ("id", "message_id", "session_id", "time_created", "time_updated", "data")
 
 
 def describe(path: Path) -> str:
@@ -109,7 +107,7 @@ def _text(value: Any, what: str) -> str | None:
 
 
 def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if type(value) is int else None
 
 
 def _select(columns: Iterable[str]) -> str:
@@ -154,39 +152,33 @@ def load(conn: sqlite3.Connection, schema: Schema, path: Path, session_id: str) 
     if not rows:
         raise BadInput(f"no OpenCode session {session_id} in {path}")
     label = f"OpenCode session {session_id}"
-    message_cols = [c for c in _MESSAGE_COLUMNS if c in schema.message_columns]
+    times = [c if c in schema.message_columns else "NULL" for c in ("time_created", "time_updated")]
     messages: dict[str, tuple[Record, list[Record]]] = {}
-    for row in conn.execute(
-        f"SELECT {_select(message_cols)} FROM message WHERE session_id = ? ORDER BY id",
+    for message_id, created, updated, data in conn.execute(
+        f"SELECT id, {times[0]}, {times[1]}, data FROM message WHERE session_id = ? ORDER BY id",
         (session_id,),
     ):
-        cells = dict(zip(message_cols, row, strict=True))
-        text = _text(cells.get("data"), f"{label}: message {cells['id']}")
-        if text is None or not isinstance(cells["id"], str):
+        if not isinstance(data, str) or not isinstance(message_id, str):
+            _text(data, f"{label}: message {message_id}")
             continue
-        record = Record(
-            cells["id"], text, _int(cells.get("time_created")), _int(cells.get("time_updated"))
-        )
-        messages[record.id] = (record, [])
-    part_cols = [c for c in _PART_COLUMNS if c in schema.part_columns]
+        messages[message_id] = (Record(message_id, data, _int(created), _int(updated)), [])
+    times = [c if c in schema.part_columns else "NULL" for c in ("time_created", "time_updated")]
     if "session_id" in schema.part_columns:
-        where, args = "session_id = ?", (session_id,)
+        where = "session_id = ?"
     else:
-        where, args = "message_id IN (SELECT id FROM message WHERE session_id = ?)", (session_id,)
+        where = "message_id IN (SELECT id FROM message WHERE session_id = ?)"
     orphans: list[tuple[str, Record]] = []
-    for row in conn.execute(
-        f"SELECT {_select(part_cols)} FROM part WHERE {where} ORDER BY id", args
+    for part_id, message_id, created, updated, data in conn.execute(
+        f"SELECT id, message_id, {times[0]}, {times[1]}, data FROM part WHERE {where} ORDER BY id",
+        (session_id,),
     ):
-        cells = dict(zip(part_cols, row, strict=True))
-        text = _text(cells.get("data"), f"{label}: part {cells['id']}")
-        if text is None or not isinstance(cells["id"], str):
+        if not isinstance(data, str) or not isinstance(part_id, str):
+            _text(data, f"{label}: part {part_id}")
             continue
-        part = Record(
-            cells["id"], text, _int(cells.get("time_created")), _int(cells.get("time_updated"))
-        )
-        owner = messages.get(cells.get("message_id"))  # type: ignore[arg-type]
+        part = Record(part_id, data, _int(created), _int(updated))
+        owner = messages.get(message_id)
         if owner is None:
-            orphans.append((str(cells.get("message_id")), part))
+            orphans.append((str(message_id), part))
         else:
             owner[1].append(part)
     return OpenCodeSession(

@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from txcript.shared.jsonutil import INVALID, try_loads
 
 HARNESS = "opencode"
@@ -31,14 +33,26 @@ def is_secret_column(name: str) -> bool:
     return any(marker in lowered for marker in _SECRET_MARKERS)
 
 
+_encoder = msgspec.json.Encoder()
+
+
 def dumps(value: Any) -> str:
     """JSON the way OpenCode writes it (``JSON.stringify``): compact, key order kept, raw UTF-8."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return _encoder.encode(value).decode("utf-8")
+    except (TypeError, ValueError, OverflowError, UnicodeError):
+        # lone surrogates or integers beyond 64 bits: the stdlib writes them (a save then
+        # refuses text that is not UTF-8 with a one-line error)
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Record:
-    """One ``message`` or ``part`` row: its id, timestamps and ``data`` (text and parsed value)."""
+    """One ``message`` or ``part`` row: its id, timestamps and ``data`` (text and parsed value).
+
+    Not frozen only because a frozen dataclass's ``__init__`` costs twice as much, and a large
+    session has tens of thousands of rows; nothing mutates a record.
+    """
 
     id: str
     text: str
@@ -49,7 +63,7 @@ class Record:
 
     def __post_init__(self) -> None:
         if self.data is INVALID:
-            object.__setattr__(self, "data", try_loads(self.text))
+            self.data = try_loads(self.text)
 
     @classmethod
     def of(

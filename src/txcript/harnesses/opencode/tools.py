@@ -140,13 +140,8 @@ SESSION_ID = re.compile(r"ses_[0-9A-Za-z]{1,64}\Z")
 _MAX_MS = (1 << 48) - 1
 
 
-def _base62(data: bytes, length: int) -> str:
-    number = int.from_bytes(data, "big")
-    out = []
-    for _ in range(length):
-        number, digit = divmod(number, 62)
-        out.append(_BASE62[digit])
-    return "".join(out)
+def _base62(data: bytes) -> str:
+    return "".join([_BASE62[byte % 62] for byte in data])
 
 
 def make_id(prefix: str, millis: int, seed: bytes) -> str:
@@ -155,7 +150,7 @@ def make_id(prefix: str, millis: int, seed: bytes) -> str:
     Ids made with increasing ``millis`` sort in that order, as OpenCode's own do.
     """
     millis = min(max(millis, 0), _MAX_MS)
-    return f"{prefix}_{millis:012x}{_base62(hashlib.sha256(seed).digest(), 14)}"
+    return f"{prefix}_{millis:012x}{_base62(hashlib.blake2b(seed, digest_size=14).digest())}"
 
 
 def new_session_id(millis: int) -> str:
