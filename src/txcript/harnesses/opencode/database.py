@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreUnreadable
 from txcript.shared import sqlite as shared_sqlite
+from txcript.shared.jsonutil import INVALID
 
 from .codec import first_assistant_model, meta_of
 from .native import NativeMessage, OpenCodeSession, Record, is_secret_column
@@ -99,11 +102,24 @@ def read(path: Path, work: Any) -> Any:
     )
 
 
-def _text(value: Any, what: str) -> str | None:
-    if isinstance(value, str):
-        return value
-    warn(f"{what}: its data is not UTF-8 text; skipped")
-    return None
+_decoder = msgspec.json.Decoder()
+
+
+def _record(record_id: Any, created: Any, updated: Any, data: Any, what: str) -> Record | None:
+    """A row as a record, its ``data`` (read as bytes: no per-cell text callback) decoded once."""
+    if not isinstance(record_id, str) or not isinstance(data, bytes):
+        warn(f"{what}: it has no id or no data; skipped")
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        warn(f"{what}: its data is not UTF-8 text; skipped")
+        return None
+    try:
+        parsed = _decoder.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        parsed = INVALID  # the record parses it leniently (or marks it invalid) itself
+    return Record(record_id, text, _int(created), _int(updated), parsed)
 
 
 def _int(value: Any) -> int | None:
@@ -155,13 +171,13 @@ def load(conn: sqlite3.Connection, schema: Schema, path: Path, session_id: str) 
     times = [c if c in schema.message_columns else "NULL" for c in ("time_created", "time_updated")]
     messages: dict[str, tuple[Record, list[Record]]] = {}
     for message_id, created, updated, data in conn.execute(
-        f"SELECT id, {times[0]}, {times[1]}, data FROM message WHERE session_id = ? ORDER BY id",
+        f"SELECT id, {times[0]}, {times[1]}, CAST(data AS BLOB) FROM message "
+        "WHERE session_id = ? ORDER BY id",
         (session_id,),
     ):
-        if not isinstance(data, str) or not isinstance(message_id, str):
-            _text(data, f"{label}: message {message_id}")
-            continue
-        messages[message_id] = (Record(message_id, data, _int(created), _int(updated)), [])
+        record = _record(message_id, created, updated, data, f"{label}: message {message_id}")
+        if record is not None:
+            messages[record.id] = (record, [])
     times = [c if c in schema.part_columns else "NULL" for c in ("time_created", "time_updated")]
     if "session_id" in schema.part_columns:
         where = "session_id = ?"
@@ -169,13 +185,13 @@ def load(conn: sqlite3.Connection, schema: Schema, path: Path, session_id: str) 
         where = "message_id IN (SELECT id FROM message WHERE session_id = ?)"
     orphans: list[tuple[str, Record]] = []
     for part_id, message_id, created, updated, data in conn.execute(
-        f"SELECT id, message_id, {times[0]}, {times[1]}, data FROM part WHERE {where} ORDER BY id",
+        f"SELECT id, message_id, {times[0]}, {times[1]}, CAST(data AS BLOB) FROM part "
+        f"WHERE {where} ORDER BY id",
         (session_id,),
     ):
-        if not isinstance(data, str) or not isinstance(part_id, str):
-            _text(data, f"{label}: part {part_id}")
+        part = _record(part_id, created, updated, data, f"{label}: part {part_id}")
+        if part is None:
             continue
-        part = Record(part_id, data, _int(created), _int(updated))
         owner = messages.get(message_id)
         if owner is None:
             orphans.append((str(message_id), part))

@@ -165,15 +165,23 @@ def session_id_for(meta_id: str, millis: int) -> str:
 
 
 class IdMint:
-    """Message and part ids for one session, strictly ascending in the order they are asked for."""
+    """Message and part ids for one session, strictly ascending in the order they are asked for.
+
+    ``<prefix>_`` + 12 hex digits of a time in ms that never goes back + 10 characters tagging the
+    session (so ids of different sessions never collide) + a 4-character base62 counter.
+    """
 
     def __init__(self, session_id: str) -> None:
-        self._session = session_id
+        seed = b"txcript-opencode-ids:" + session_id.encode("utf-8", "surrogatepass")
+        self._tag = _base62(hashlib.blake2b(seed, digest_size=10).digest())
         self._last = -1
         self._count = 0
 
     def next(self, prefix: str, millis: int) -> str:
-        self._last = max(millis, self._last + 1)
+        self._last = min(max(millis, self._last + 1, 0), _MAX_MS)
         self._count += 1
-        seed = f"{self._session}:{self._count}".encode("utf-8", "surrogatepass")
-        return make_id(prefix, self._last, seed)
+        count, digits = self._count, []
+        for _ in range(4):
+            count, digit = divmod(count, 62)
+            digits.append(_BASE62[digit])
+        return f"{prefix}_{self._last:012x}{self._tag}{''.join(reversed(digits))}"
