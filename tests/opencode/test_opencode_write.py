@@ -127,12 +127,29 @@ def test_a_save_is_undone_by_restore_and_its_backup_holds_no_credential(tmp_path
     before = _rows(db)
     _store(root).save(harnesses.get("opencode").from_common(MAIN))
     taken = backups.list_backups(db)
-    assert [b.kind for b in taken] == ["rows"]
+    assert [b.kind for b in taken] == ["row"]
     content = taken[0].path.read_bytes()
     for secret in f.SENTINELS:
         assert secret.encode() not in content
-    backups.restore(taken[0])
+    undone = harnesses.get("opencode").undo_backup(taken[0])
     assert _rows(db) == before
+    # the undo is itself backed up, and undoing it brings the save back
+    harnesses.get("opencode").undo_backup(undone)
+    assert harnesses.get("opencode").to_common(_store(root).load(f"{db}#{f.MAIN_ID}")) == MAIN
+
+
+def test_an_undo_is_refused_once_the_session_changed_since(tmp_path: Path) -> None:
+    root = tmp_path / "opencode"
+    db = f.build_db(root / "opencode.db", f.CURRENT_DDL, [f.untitled_session()])
+    _store(root).save(harnesses.get("opencode").from_common(MAIN))
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE session SET title = 'renamed in OpenCode' WHERE id = ?", (f.MAIN_ID,))
+    conn.commit()
+    conn.close()
+    changed = _rows(db)
+    with pytest.raises(BadInput, match="changed since"):
+        harnesses.get("opencode").undo_backup(backups.list_backups(db)[0])
+    assert _rows(db) == changed
 
 
 def test_delete_archives_in_place_and_restore_brings_it_back(tmp_path: Path) -> None:
@@ -150,7 +167,7 @@ def test_delete_archives_in_place_and_restore_brings_it_back(tmp_path: Path) -> 
     taken = backups.list_backups(db)
     for secret in f.SENTINELS:
         assert secret.encode() not in taken[0].path.read_bytes()
-    backups.restore(taken[0])
+    harnesses.get("opencode").undo_backup(taken[0])
     assert _rows(db) == before
 
 
@@ -165,5 +182,11 @@ def test_continue_into_opencode_prints_its_resume_command(tmp_path: Path, run_cl
     assert f"opencode --session {f.MAIN_ID}" not in result.stdout  # a fresh copy, new id
     listed = run_cli("list", "--from", "opencode", "--json", env=env)
     assert listed.stdout.count('"opencode"') == 2
+    backups_listed = run_cli("restore", env=env)
+    assert backups_listed.code == 0 and "opencode-save" in backups_listed.stdout
+    backup_id = next(w for w in backups_listed.stdout.split() if "opencode-save" in w)
+    undone = run_cli("restore", backup_id, "--yes", env=env)
+    assert undone.code == 0, undone.stderr
+    assert run_cli("list", "--from", "opencode", "--json", env=env).stdout.count('"opencode"') == 1
     for secret in f.SENTINELS:
-        assert secret not in result.stdout + result.stderr + listed.stdout
+        assert secret not in result.stdout + result.stderr + listed.stdout + undone.stdout

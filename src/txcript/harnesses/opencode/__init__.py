@@ -60,6 +60,22 @@ class OpenCode(Harness[OpenCodeSession]):
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["opencode", "--session", session_id]
 
+    def store_database(self, root: Path | None = None) -> Path | None:
+        """The database a restore may write to without --force (the configured store's)."""
+        opened: Any = self.store(root)
+        return None if opened is None else Path(opened.database)
+
+    def undo_backup(self, backup: Any, *, force: bool = False) -> Any:
+        """Undo the one save or delete a row backup guarded; returns the undo's own backup."""
+        from txcript.harnesses.opencode import database, rowbackup
+
+        return rowbackup.undo(backup, force=force, busy_timeout=database.BUSY_TIMEOUT)
+
+    def backup_committed(self, backup: Any, partial: Path) -> bool:
+        from txcript.harnesses.opencode import rowbackup
+
+        return rowbackup.committed(backup, partial)
+
     def new_session_id(self) -> str:
         from txcript.harnesses.opencode.tools import new_session_id
         from txcript.shared.timeutil import now, to_epoch_ms

@@ -8,8 +8,8 @@ IMMEDIATE`` transaction it:
    (``migration`` or ``__drizzle_migrations``), and no ``NOT NULL`` column without a default that
    txcript cannot fill. Anything else is an unknown schema: refused before anything is written;
 2. copies the rows the save can replace (the session's own rows, if it is already there) into a
-   ``rows`` backup (:func:`txcript.shared.backups.create_rows`) — only those three tables, so no
-   credential ever reaches a backup. ``txcript restore <id>`` undoes the save;
+   row backup (:mod:`.rowbackup`) — only those three tables, so no credential ever reaches a
+   backup. ``txcript restore <id>`` undoes exactly that save;
 3. replaces the session's rows and commits. A failure rolls everything back and drops the backup.
 
 Columns the native session carries but the table lacks (an older schema) are left out; columns
@@ -19,22 +19,24 @@ in place (sets ``time_archived``), as OpenCode does, after the same kind of back
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
 from txcript.shared import backups
 from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.ids import check_session_id
 from txcript.shared.timeutil import now, to_epoch_ms
 
+from . import rowbackup
 from .database import BUSY_TIMEOUT, MIGRATION_TABLES, describe, quote
 from .native import HARNESS, OpenCodeSession, Record
 from .tools import SESSION_ID
 
-#: Tables a save writes, parents first, with the column naming the session.
-TABLES = (("session", "id"), ("message", "session_id"), ("part", "session_id"))
 _MESSAGE = ("id", "session_id", "time_created", "time_updated", "data")
 _PART = ("id", "message_id", "session_id", "time_created", "time_updated", "data")
 
@@ -105,30 +107,65 @@ def _connect(database: Path) -> sqlite3.Connection:
     return conn
 
 
-def _transaction(database: Path, session_id: str, operation: str, work: Any) -> backups.Backup:
+def transaction(
+    database: Path,
+    session_id: str,
+    operation: str,
+    *,
+    check: Callable[[sqlite3.Connection], None],
+    apply: Callable[[sqlite3.Connection], None],
+) -> backups.Backup:
+    """``check`` then ``apply`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup.
+
+    ``check`` runs first, so a refused write costs nothing. The session's rows are then copied
+    into a row backup, ``apply`` changes them, and the backup is sealed (fsynced) before COMMIT
+    and published right after it, with SIGINT/SIGTERM held back between the two. If the
+    transaction does not commit, the backup is removed.
+    """
+    backups.check_settings()
     conn = _connect(database)
+    pending: backups.PendingRows | None = None
     taken: backups.Backup | None = None
     try:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            work(conn)  # checks first, so a refused write never costs a backup
-            taken = backups.create_rows(
-                database, conn, TABLES, session_id, harness=HARNESS, operation=operation
-            )
-            work.apply(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
+        with backups.signals_as_exceptions():
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                check(conn)
+                before = rowbackup.capture(conn, session_id)
+                pending = backups.PendingRows(
+                    harness=HARNESS, database=database, operation=operation, session=session_id
+                )
+                rowbackup.write_rows(pending, before)
+                apply(conn)
+                after = rowbackup.capture(conn, session_id)
+                pending.seal(
+                    before_hash=rowbackup.state_hash(before),
+                    after_hash=rowbackup.state_hash(after),
+                    details=rowbackup.details(before),
+                )
+                with backups.signals_deferred():
+                    conn.execute("COMMIT")
+                    try:
+                        taken = pending.publish()
+                    except (OSError, StoreError) as exc:
+                        warn(
+                            f"the write is done but its backup could not be published: {exc} "
+                            "(the next txcript write completes it)"
+                        )
+            except sqlite3.Error as exc:
+                raise shared_sqlite.translate(describe(database), database, exc) from None
+    except BaseException:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            if taken is not None:
-                backups.discard(taken)
-            raise
-    except sqlite3.Error as exc:
-        raise shared_sqlite.translate(describe(database), database, exc) from None
+        if pending is not None and taken is None:
+            pending.abandon()
+        raise
     finally:
         conn.close()
-    assert taken is not None
-    backups.prune(taken)
+    if taken is None:
+        raise StoreError(f"writing {database}: the write committed but its backup was not kept")
+    backups.prune(protect=[taken.id])
     return taken
 
 
@@ -146,7 +183,7 @@ class _Save:
 
     def apply(self, conn: sqlite3.Connection) -> None:
         session_id = self.native.id
-        for table, column in reversed(TABLES):
+        for table, column in reversed(rowbackup.TABLES):
             conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
         row = {k: v for k, v in self.row.items() if k in self.columns["session"]}
         names = list(row)
@@ -207,8 +244,9 @@ def save(database: Path, native: OpenCodeSession) -> str:
     session_id = check_session_id(native.id)
     if not SESSION_ID.match(session_id):
         raise BadInput(f"`{session_id}` is not an OpenCode session id (ses_ + letters and digits)")
+    work = _Save(database, native)
     try:
-        _transaction(database, session_id, "save", _Save(database, native))
+        transaction(database, session_id, "save", check=work, apply=work.apply)
     except UnicodeEncodeError as exc:
         raise StoreError(f"writing {database}: text is not encodable as UTF-8 ({exc})") from None
     return session_id
@@ -240,4 +278,5 @@ class _Archive:
 
 def archive(database: Path, session_id: str) -> str:
     """Archive one session in place (OpenCode no longer lists it); returns the backup id."""
-    return _transaction(database, session_id, "delete", _Archive(database, session_id)).id
+    work = _Archive(database, session_id)
+    return transaction(database, session_id, "delete", check=work, apply=work.apply).id

@@ -1,0 +1,153 @@
+"""Row backups of one write into OpenCode's database, and the undo that reverses exactly it.
+
+A save or a delete (archive) can replace or remove only the session's own rows: its ``session``
+row and its ``message`` and ``part`` rows. Only those are copied (inside the write's transaction,
+before its first change, through :class:`txcript.shared.backups.PendingRows`), each with its rowid
+and the storage class and bytes of every cell. No other table is ever read, so a backup can hold
+no credential.
+
+The manifest records a hash of the session's rows before and after the write. :func:`undo`
+refuses when the rows no longer hash as the write left them (OpenCode kept working in the
+session) unless forced, then replaces the session's rows by the stored ones (with their old
+rowids where those are free), in one transaction that is itself backed up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from txcript.errors import BadInput, StoreError
+from txcript.shared import backups
+from txcript.shared.text import shown
+
+from .database import quote
+
+#: The tables a write touches, parents first, with the column naming the session.
+TABLES = (("session", "id"), ("message", "session_id"), ("part", "session_id"))
+
+Cell = tuple[str, str, object]  # (column, typeof, value); TEXT as its UTF-8 bytes
+Row = tuple[int, list[Cell]]
+State = dict[str, list[Row]]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [str(row[1]) for row in conn.execute(f"PRAGMA table_info({quote(table)})")]
+
+
+def capture(conn: sqlite3.Connection, session_id: str) -> State:
+    """The session's rows in :data:`TABLES`, in rowid order."""
+    state: State = {}
+    for table, key in TABLES:
+        columns = _columns(conn, table)
+        cells = ", ".join(
+            f"typeof({quote(c)}), CASE WHEN typeof({quote(c)}) = 'text' "
+            f"THEN CAST({quote(c)} AS BLOB) ELSE {quote(c)} END"
+            for c in columns
+        )
+        rows: list[Row] = []
+        for rowid, *flat in conn.execute(
+            f"SELECT rowid, {cells} FROM {quote(table)} WHERE {quote(key)} = ? ORDER BY rowid",
+            (session_id,),
+        ):
+            rows.append(
+                (
+                    int(rowid),
+                    [(c, str(flat[2 * i]), flat[2 * i + 1]) for i, c in enumerate(columns)],
+                )
+            )
+        state[table] = rows
+    return state
+
+
+def state_hash(state: State) -> str:
+    digest = hashlib.sha256()
+    for table, _ in TABLES:
+        digest.update(f"\0table {table}\0".encode())
+        for rowid, cells in state.get(table, []):
+            digest.update(f"\0row {rowid}\0".encode())
+            for column, kind, value in cells:
+                digest.update(f"{column}\0{kind}\0".encode())
+                digest.update(value if isinstance(value, bytes) else repr(value).encode())
+    return digest.hexdigest()
+
+
+def write_rows(pending: backups.PendingRows, state: State) -> None:
+    for table, _ in TABLES:
+        pending.add_rows(table, state.get(table, []))
+
+
+def _insert(conn: sqlite3.Connection, table: str, row: Row, columns: Sequence[str]) -> None:
+    rowid, cells = row
+    names, marks, values = [], [], []
+    for column, kind, value in cells:
+        if column not in columns:
+            raise StoreError(
+                f"the backup names column `{shown(column)}` that {table} no longer has; "
+                "nothing was written"
+            )
+        names.append(quote(column))
+        marks.append("CAST(? AS TEXT)" if kind == "text" else "?")
+        values.append(value)
+    taken = conn.execute(f"SELECT 1 FROM {quote(table)} WHERE rowid = ?", (rowid,)).fetchone()
+    if taken is None:
+        names.insert(0, "rowid")
+        marks.insert(0, "?")
+        values.insert(0, rowid)
+    conn.execute(
+        f"INSERT INTO {quote(table)} ({', '.join(names)}) VALUES ({', '.join(marks)})", values
+    )
+
+
+def replace_rows(conn: sqlite3.Connection, session_id: str, stored: State) -> None:
+    for table, key in reversed(TABLES):
+        conn.execute(f"DELETE FROM {quote(table)} WHERE {quote(key)} = ?", (session_id,))
+    for table, _ in TABLES:
+        columns = _columns(conn, table)
+        for row in stored.get(table, []):
+            _insert(conn, table, row, columns)
+
+
+def committed(backup: backups.Backup, partial: Path) -> bool:
+    """Did the write a sealed (unpublished) backup guards commit? Its rows hash as it left them."""
+    from . import database
+
+    session = backup.session or ""
+    found = database.read(
+        Path(backup.database), lambda conn, _schema: state_hash(capture(conn, session))
+    )
+    return found is not None and found == backup.after_hash
+
+
+def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups.Backup:
+    """Undo the one save or delete ``backup`` guarded; returns the backup of the undo itself."""
+    from . import write
+
+    if backup.kind != "row" or not backup.session:
+        raise BadInput(f"backup {backup.id} is not an OpenCode row backup")
+    stored, _details = backups.read_rows(backup)
+    state: State = {table: stored.get(table, []) for table, _ in TABLES}
+    session_id = backup.session
+
+    def check(conn: sqlite3.Connection) -> None:
+        current = state_hash(capture(conn, session_id))
+        if current != backup.after_hash and not force:
+            raise BadInput(
+                f"OpenCode session {session_id} changed since backup {backup.id} was taken "
+                "(OpenCode kept working in it); nothing was written. Pass --force to undo anyway"
+            )
+
+    return write.transaction(
+        Path(backup.database),
+        session_id,
+        "undo",
+        check=check,
+        apply=lambda conn: replace_rows(conn, session_id, state),
+    )
+
+
+def details(state: State) -> dict[str, Any]:
+    return {"tables": [table for table, _ in TABLES], "rows": {t: len(r) for t, r in state.items()}}
