@@ -6,7 +6,7 @@ before its first change, through :class:`txcript.shared.backups.PendingRows`), e
 and the storage class and bytes of every cell. No other table is ever read, so a backup can hold
 no credential.
 
-The manifest records a hash of the session's rows before and after the write. :func:`undo`
+The manifest records a fingerprint of the session's rows before and after the write. :func:`undo`
 refuses when the rows no longer hash as the write left them (OpenCode kept working in the
 session) unless forced, then replaces the session's rows by the stored ones (with their old
 rowids where those are free), in one transaction that is itself backed up.
@@ -38,40 +38,56 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [str(row[1]) for row in conn.execute(f"PRAGMA table_info({quote(table)})")]
 
 
-def capture(conn: sqlite3.Connection, session_id: str) -> State:
-    """The session's rows in :data:`TABLES`, in rowid order."""
-    state: State = {}
-    for table, key in TABLES:
-        columns = _columns(conn, table)
-        cells = ", ".join(
-            f"typeof({quote(c)}), CASE WHEN typeof({quote(c)}) = 'text' "
-            f"THEN CAST({quote(c)} AS BLOB) ELSE {quote(c)} END"
-            for c in columns
-        )
-        rows: list[Row] = []
+def capture_table(
+    conn: sqlite3.Connection, table: str, key: str, session_id: str, columns: Sequence[str]
+) -> list[Row]:
+    cells = ", ".join(
+        f"typeof({quote(c)}), CASE WHEN typeof({quote(c)}) = 'text' "
+        f"THEN CAST({quote(c)} AS BLOB) ELSE {quote(c)} END"
+        for c in columns
+    )
+    return [
+        (int(rowid), [(c, str(flat[2 * i]), flat[2 * i + 1]) for i, c in enumerate(columns)])
         for rowid, *flat in conn.execute(
             f"SELECT rowid, {cells} FROM {quote(table)} WHERE {quote(key)} = ? ORDER BY rowid",
             (session_id,),
-        ):
-            rows.append(
-                (
-                    int(rowid),
-                    [(c, str(flat[2 * i]), flat[2 * i + 1]) for i, c in enumerate(columns)],
-                )
-            )
-        state[table] = rows
-    return state
+        )
+    ]
 
 
-def state_hash(state: State) -> str:
+def capture(conn: sqlite3.Connection, session_id: str) -> State:
+    """The session's rows in :data:`TABLES`, in rowid order."""
+    return {
+        table: capture_table(conn, table, key, session_id, _columns(conn, table))
+        for table, key in TABLES
+    }
+
+
+def fingerprint(conn: sqlite3.Connection, session_id: str) -> str:
+    """A hash of the session's rows as they are now, computed by SQL aggregates.
+
+    The session row is hashed cell by cell; its messages and parts by count, rowids, the bytes of
+    every cell summed by length and the newest ``time_updated`` (OpenCode moves it on every
+    change), so a large session is fingerprinted without reading it into Python.
+    """
     digest = hashlib.sha256()
-    for table, _ in TABLES:
+    for table, key in TABLES:
+        columns = _columns(conn, table)
         digest.update(f"\0table {table}\0".encode())
-        for rowid, cells in state.get(table, []):
-            digest.update(f"\0row {rowid}\0".encode())
-            for column, kind, value in cells:
-                digest.update(f"{column}\0{kind}\0".encode())
-                digest.update(value if isinstance(value, bytes) else repr(value).encode())
+        if table == "session":
+            for _rowid, cells in capture_table(conn, table, key, session_id, columns):
+                for column, kind, value in cells:
+                    digest.update(f"{column}\0{kind}\0".encode())
+                    digest.update(value if isinstance(value, bytes) else repr(value).encode())
+            continue
+        lengths = " + ".join(f"COALESCE(length(CAST({quote(c)} AS BLOB)), -1)" for c in columns)
+        newest = "MAX(time_updated)" if "time_updated" in columns else "0"
+        row = conn.execute(
+            f"SELECT COUNT(*), TOTAL(rowid), TOTAL({lengths}), {newest} FROM {quote(table)} "
+            f"WHERE {quote(key)} = ?",
+            (session_id,),
+        ).fetchone()
+        digest.update(repr(tuple(row)).encode())
     return digest.hexdigest()
 
 
@@ -116,9 +132,7 @@ def committed(backup: backups.Backup, partial: Path) -> bool:
     from . import database
 
     session = backup.session or ""
-    found = database.read(
-        Path(backup.database), lambda conn, _schema: state_hash(capture(conn, session))
-    )
+    found = database.read(Path(backup.database), lambda conn, _schema: fingerprint(conn, session))
     return found is not None and found == backup.after_hash
 
 
@@ -133,7 +147,7 @@ def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups
     session_id = backup.session
 
     def check(conn: sqlite3.Connection) -> None:
-        current = state_hash(capture(conn, session_id))
+        current = fingerprint(conn, session_id)
         if current != backup.after_hash and not force:
             raise BadInput(
                 f"OpenCode session {session_id} changed since backup {backup.id} was taken "

@@ -132,15 +132,15 @@ def transaction(
                 conn.execute("BEGIN IMMEDIATE")
                 check(conn)
                 before = rowbackup.capture(conn, session_id)
+                before_hash = rowbackup.fingerprint(conn, session_id)
                 pending = backups.PendingRows(
                     harness=HARNESS, database=database, operation=operation, session=session_id
                 )
                 rowbackup.write_rows(pending, before)
                 apply(conn)
-                after = rowbackup.capture(conn, session_id)
                 pending.seal(
-                    before_hash=rowbackup.state_hash(before),
-                    after_hash=rowbackup.state_hash(after),
+                    before_hash=before_hash,
+                    after_hash=rowbackup.fingerprint(conn, session_id),
                     details=rowbackup.details(before),
                 )
                 with backups.signals_deferred():
