@@ -265,19 +265,7 @@ def _from_observed_lines(tmp_path: Path) -> m.Transcript:
     return cf.common(_parallel_claude_records(), session_id=cf.SID)
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        _from_claude_store,
-        pytest.param(
-            _from_observed_lines,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 9: the Claude Code reader follows one branch of a parallel batch",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("source", [_from_claude_store, _from_observed_lines])
 def test_claude_code_parallel_calls_survive_opencode_then_cursor_desktop(
     source: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
