@@ -173,6 +173,16 @@ def test_placeholder_title_is_no_title_but_a_real_one_stays() -> None:
     assert not is_placeholder_title("New session - fix the parser")
 
 
+def test_a_child_session_names_its_parent(tmp_path: Path) -> None:
+    child = f.untitled_session()
+    child["row"]["parent_id"] = f.MAIN_ID
+    f.build_db(tmp_path / "opencode.db", f.CURRENT_DDL, [f.main_session(), child])
+    store = harnesses.get("opencode").store(tmp_path)
+    assert store is not None
+    parents = {d.meta_id: d.parent for d in store.discover()}
+    assert parents == {f.MAIN_ID: None, f.UNTITLED_ID: f.MAIN_ID}
+
+
 def test_archived_sessions_are_not_listed(tmp_path: Path) -> None:
     session = f.main_session()
     session["row"]["time_archived"] = f.T0 + 100

@@ -94,11 +94,19 @@ class OpenCodeStore:
             except (StoreError, StoreUnreadable) as exc:
                 warn(f"skipped {exc}")
                 continue
-            for _row, meta in rows:
+            for row, meta in rows:
                 if meta.id in seen:
                     continue
                 seen.add(meta.id)
-                found.append(Discovered.from_meta(HARNESS, f"{db}#{meta.id}", meta))
+                parent = row.get("parent_id")
+                found.append(
+                    Discovered.from_meta(
+                        HARNESS,
+                        f"{db}#{meta.id}",
+                        meta,
+                        parent=parent if isinstance(parent, str) and parent else None,
+                    )
+                )
         if self.single:
             return found
         for location in files.sessions(self.root):
