@@ -6,6 +6,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
 import opencode_fixtures as f
 import pytest
 from hypothesis import given, settings
@@ -286,7 +287,10 @@ def test_claude_code_parallel_calls_survive_opencode_then_cursor_desktop(
     cursor = harnesses.get("cursor_desktop")
     cursor_store = cursor.store(tmp_path / "cursor")
     assert cursor_store is not None
-    written = cursor_store.save(cursor.from_common(in_opencode), force=True)
+    # as `continue` does: the copy takes an id of Cursor's grammar (ses_… has a `_`)
+    meta = msgspec.structs.replace(in_opencode.meta, id=cursor.adopt_id(in_opencode.meta.id))
+    copy = msgspec.structs.replace(in_opencode, meta=meta)
+    written = cursor_store.save(cursor.from_common(copy), force=True)
     in_cursor = cursor.to_common(cursor_store.load(written.reference))
     assert _calls(in_cursor) == (uses, results)
     texts = [b.text for msg in in_cursor.messages for b in msg.content if isinstance(b, m.Text)]

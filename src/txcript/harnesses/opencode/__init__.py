@@ -14,6 +14,7 @@ from typing import Any
 from txcript.harnesses.base import Harness
 from txcript.harnesses.opencode.native import OpenCodeSession
 from txcript.model import Transcript
+from txcript.shared.ids import OPENCODE_IDS
 
 
 class OpenCode(Harness[OpenCodeSession]):
@@ -21,6 +22,7 @@ class OpenCode(Harness[OpenCodeSession]):
     name = "OpenCode"
     has_store = True
     can_write = True
+    id_grammar = OPENCODE_IDS
 
     def to_common(self, native: OpenCodeSession) -> Transcript:
         from txcript.harnesses.opencode import codec
