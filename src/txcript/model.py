@@ -11,6 +11,7 @@ Everything is immutable (frozen msgspec structs, tuples), so a transcript can be
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeAlias
 
@@ -369,10 +370,47 @@ def to_json(transcript: Transcript, *, indent: int = 0) -> str:
     return encoded.decode("utf-8")
 
 
+#: A ``"timestamp"`` value with more than six fractional digits (checked on the raw text).
+_OVERPRECISE = re.compile(rb'"timestamp"\s*:\s*"[^"]*\.\d{7}')
+_EXTRA_DIGITS = re.compile(r"(\.\d{6})\d+")
+
+
+def _truncated(value: Any) -> Any:
+    return _EXTRA_DIGITS.sub(r"\1", value, count=1) if isinstance(value, str) else value
+
+
+def _truncate_times(data: Any) -> Any:
+    """Cut every Common timestamp to microseconds: **truncated, never rounded**.
+
+    Python datetimes hold microseconds; rounding ``…05.9999995Z`` up would move a time past a
+    later event, or across a second, day or year boundary. Truncation keeps every instant at or
+    before the one written, so order within a session never changes (the native readers'
+    ``parse_rfc3339`` truncates the same way).
+    """
+    if not isinstance(data, dict):
+        return data
+    meta = data.get("meta")
+    if isinstance(meta, dict) and "timestamp" in meta:
+        meta["timestamp"] = _truncated(meta["timestamp"])
+    messages = data.get("messages")
+    if isinstance(messages, list):
+        for message in messages:
+            if isinstance(message, dict) and "timestamp" in message:
+                message["timestamp"] = _truncated(message["timestamp"])
+    return data
+
+
 def from_json(text: str | bytes) -> Transcript:
-    """Parse a Common JSON document; raise :class:`Malformed` naming what is wrong and where."""
+    """Parse a Common JSON document; raise :class:`Malformed` naming what is wrong and where.
+
+    Timestamps with more than six fractional digits are truncated to microseconds (see
+    :func:`_truncate_times`); such documents take a slower generic-decode path.
+    """
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     try:
-        return _transcript_decoder.decode(text)
+        if _OVERPRECISE.search(raw) is None:
+            return _transcript_decoder.decode(raw)
+        return msgspec.convert(_truncate_times(msgspec.json.decode(raw)), Transcript)
     except msgspec.ValidationError as exc:
         raise Malformed("common", str(exc)) from None
     except msgspec.DecodeError as exc:
@@ -385,6 +423,19 @@ def to_builtins(transcript: Transcript) -> dict[str, Any]:
 
 
 def from_builtins(data: Any) -> Transcript:
+    """A Common document given as Python values (timestamps truncated as in :func:`from_json`)."""
+    if isinstance(data, dict):
+        data = _truncate_times(
+            {
+                **data,
+                "meta": dict(data["meta"])
+                if isinstance(data.get("meta"), dict)
+                else data.get("meta"),
+                "messages": [dict(x) if isinstance(x, dict) else x for x in data["messages"]]
+                if isinstance(data.get("messages"), list)
+                else data.get("messages"),
+            }
+        )
     try:
         return msgspec.convert(data, Transcript)
     except msgspec.ValidationError as exc:
