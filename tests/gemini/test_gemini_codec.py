@@ -359,3 +359,20 @@ def test_codec_fixpoint_through_common_loses_nothing(transcript: m.Transcript) -
         meta=msgspec.structs.replace(transcript.meta, cwd=None), messages=transcript.messages
     )
     assert read(H.to_text(native)) == no_cwd
+
+
+def test_warnings_never_echo_terminal_escapes_from_the_file() -> None:
+    records = log_records()
+    text = "\n".join(
+        [
+            line(records[0]),
+            line(records[2]),
+            line({"$rewindTo": "\x1b]52;c;cHduZWQ=\x07"}),
+            line({"$set": {"\x1b[2Jsummary": 1, "summary": ["\x1b[31m"]}}),
+            line({"id": "\x1b[1m", "type": "\x1b[5mboom", "content": ""}),
+        ]
+    )
+    with pytest.warns(TranscriptWarning) as caught:
+        H.to_common(H.from_text(text))
+    assert len(caught) == 3
+    assert all("\x1b" not in str(w.message) and "\x07" not in str(w.message) for w in caught)

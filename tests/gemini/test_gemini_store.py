@@ -8,6 +8,7 @@ import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
 import pytest
 from gemini_fixtures import (
     LEGACY_ID,
@@ -396,3 +397,43 @@ def test_gemini_documents_are_recognised_without_from(
         "gemini-2.5-pro",
         "auto-gemini-3",
     )
+
+
+def test_loads_from_each_kind_of_project_dir_give_exactly_this_common(root: Path) -> None:
+    paths = build_store(root)
+    (root / "tmp" / SLUG / ".project_root").unlink()  # the slug alone, through the registry
+    before = snapshot(root)
+    s = store(root)
+    t = datetime(2026, 2, 10, 9, 0, 40, tzinfo=UTC)
+    assert quiet_load(s, str(paths["subagent"])) == m.Transcript(
+        meta=m.Meta(
+            id=SUBAGENT_ID,
+            timestamp=t,
+            cwd=ROOT_PATH,
+            title="Investigate the codebase",
+            model="gemini-3-flash",
+        ),
+        messages=(
+            m.Message("user", (m.Text("Find the parser"),), t),
+            m.Message(
+                "assistant",
+                (m.Text("It is parser.py."),),
+                t + timedelta(seconds=5),
+                model="gemini-3-flash",
+            ),
+        ),
+    )
+    from_hash = quiet_load(s, str(paths["legacy_hash"]))
+    from_slug = quiet_load(s, str(paths["legacy_slug"]))
+    assert from_hash == from_slug and from_hash.meta.cwd == ROOT_PATH
+    assert H.to_common(H.from_text(legacy_text())) == m.Transcript(
+        meta=msgspec.structs.replace(from_hash.meta, cwd=None), messages=from_hash.messages
+    )
+    assert snapshot(root) == before
+
+
+def test_a_2026_legacy_document_with_part_prompts_reads_like_a_string_one() -> None:
+    document = json.loads(legacy_text())
+    document["messages"][0]["content"] = [{"text": "List the files\nin the repo"}]
+    document["kind"] = "main"
+    assert H.to_common(H.from_text(json.dumps(document))) == H.to_common(H.from_text(legacy_text()))

@@ -62,6 +62,7 @@ from txcript.model import (
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import dumps_compact, is_uint
+from txcript.shared.text import shown
 from txcript.shared.timeutil import EPOCH, format_millis, format_rfc3339, parse_rfc3339
 
 from .native import Chat, GeminiSession, Line, replay
@@ -136,7 +137,8 @@ def _part_block(part: Any, where: str, call_id: str) -> Block | None:
     if isinstance(answer, dict):
         ident = _text(answer.get("id")) or call_id
         return ToolResult(tool_use_id=ident, content=_response_content(answer.get("response")))
-    warn(f"{where}: a content part of an unknown kind ({', '.join(sorted(part))}); skipped")
+    kinds = shown(", ".join(sorted(part))[:60])
+    warn(f"{where}: a content part of an unknown kind ({kinds}); skipped")
     return None
 
 
@@ -288,13 +290,13 @@ class _Reader:
             when = parse_rfc3339(record.get("timestamp")) or self.last
             self.last = when
             ident = _text(record.get("id")) or self.minted(f"record:{index}")
-            where = f"{label}: message {ident[:40]}"
+            where = f"{label}: message {shown(ident[:40])}"
             if kind == "user":
                 self.user(record, when, ident, where)
             elif kind == "gemini":
                 self.gemini(record, when, ident, where)
             elif kind not in ("info", "error", "warning"):
-                warn(f"{where}: unknown record type `{str(kind)[:40]}`; skipped")
+                warn(f"{where}: unknown record type `{shown(str(kind)[:40])}`; skipped")
         return self.messages
 
     def user(self, record: dict[str, Any], when: datetime, ident: str, where: str) -> None:

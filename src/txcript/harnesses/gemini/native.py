@@ -24,6 +24,7 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import Malformed
 from txcript.shared.jsonutil import INVALID, try_loads
+from txcript.shared.text import shown
 
 HARNESS = "gemini"
 #: Message record types Gemini CLI writes; ``info``/``error``/``warning`` are its notices.
@@ -209,7 +210,10 @@ def _patch(header: dict[str, Any], patch: dict[str, Any], messages: _Messages, w
             continue
         expected = _HEADER_TYPES.get(key)
         if expected is not None and not isinstance(value, expected):
-            warn(f"{where}: $set of `{key}` has the wrong type ({type(value).__name__}); ignored")
+            warn(
+                f"{where}: $set of `{shown(key[:40])}` has the wrong type "
+                f"({type(value).__name__}); ignored"
+            )
             continue
         header[key] = value
 
@@ -243,7 +247,7 @@ def replay(native: GeminiSession, label: str = "the Gemini chat") -> Chat:
             if not isinstance(target, str):
                 warn(f"{where}: $rewindTo is not a message id; ignored")
             elif not messages.rewind(target):
-                warn(f"{where}: $rewindTo names no earlier message ({target[:40]}); ignored")
+                warn(f"{where}: $rewindTo names no earlier message ({shown(target[:40])}); ignored")
         elif is_message(value):
             messages.put(value, f"line:{number}")
         elif is_header(value) and not seen_header:
