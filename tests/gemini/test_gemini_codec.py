@@ -376,3 +376,45 @@ def test_warnings_never_echo_terminal_escapes_from_the_file() -> None:
         H.to_common(H.from_text(text))
     assert len(caught) == 3
     assert all("\x1b" not in str(w.message) and "\x07" not in str(w.message) for w in caught)
+
+
+def test_only_a_prompt_whose_first_part_says_so_is_a_command_or_injected_context() -> None:
+    """Regression: the check once ran on the joined text, so an empty first part followed by
+    `/x` became a Command and the prompt's text was lost on the way back."""
+    records = log_records()
+    records[2]["content"] = [{"text": ""}, {"text": "/x"}]
+    records[11]["content"] = [{"text": "/help"}, {"text": " me"}]
+    transcript = read("\n".join(line(r) for r in records))
+    assert transcript.messages[0].content == (m.Text(""), m.Text("/x"))
+    assert transcript.messages[-1].content == (m.Text("/help"), m.Text(" me"))
+    assert not any(
+        isinstance(b, m.ToolUse) and isinstance(b.tool, m.Command) and b.id != "cmd-1"
+        for msg in transcript.messages
+        for b in msg.content
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.datetimes(timezones=st.just(UTC)).map(
+        lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)
+    )
+    | st.datetimes(timezones=st.just(UTC))
+)
+def test_the_timestamp_fast_path_agrees_with_the_strict_parser(moment: datetime) -> None:
+    from txcript.harnesses.gemini.codec import parse_time, stamp
+    from txcript.shared.timeutil import parse_rfc3339
+
+    text = stamp(moment)
+    assert parse_time(text) == parse_rfc3339(text) == moment
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2026-02-30T10:00:00.000Z", "2026-01-01T10:00:00.000+", "2026-01-01 10:00:00.000Z", "x" * 24],
+)
+def test_the_timestamp_fast_path_refuses_what_the_strict_parser_refuses(text: str) -> None:
+    from txcript.harnesses.gemini.codec import parse_time
+    from txcript.shared.timeutil import parse_rfc3339
+
+    assert parse_time(text) == parse_rfc3339(text)

@@ -37,7 +37,7 @@ without a response. Record ids are UUIDv5 over the session id and the message po
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -79,6 +79,25 @@ def stamp(value: datetime) -> str:
     return format_millis(value) if value.microsecond % 1000 == 0 else format_rfc3339(value)
 
 
+def parse_time(value: Any) -> datetime | None:
+    """A Gemini timestamp: the canonical ``YYYY-MM-DDTHH:MM:SS.mmmZ`` on a fast path, anything
+    else through the strict RFC 3339 parser."""
+    if (
+        isinstance(value, str)
+        and len(value) == 24
+        and value[10] == "T"
+        and value[19] == "."
+        and value[23] == "Z"
+        and value[:4].isdigit()
+        and value[20:23].isdigit()
+    ):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return parse_rfc3339(value)
+
+
 def project_hash(cwd: str) -> str:
     """What Gemini records as ``projectHash``: the sha256 of the project root, in hex."""
     return hashlib.sha256(cwd.encode("utf-8", "surrogateescape")).hexdigest()
@@ -91,7 +110,7 @@ def _text(value: Any) -> str | None:
 # ------------------------------------------------------------------------------------ parts
 
 
-def _parts(content: Any, where: str) -> list[Any]:
+def _parts(content: Any, where: object) -> list[Any]:
     if isinstance(content, str):
         return [{"text": content}] if content else []
     if isinstance(content, list):
@@ -111,8 +130,8 @@ def _response_content(response: Any) -> Any:
     return "" if response is None else response
 
 
-def _part_block(part: Any, where: str, call_id: str) -> Block | None:
-    """One Part as a block; ``call_id`` names a function call that carries no id."""
+def _part_block(part: Any, where: object, call_id: Callable[[], str]) -> Block | None:
+    """One Part as a block; ``call_id`` mints the id of a function call that carries none."""
     if not isinstance(part, dict):
         warn(f"{where}: a content part is not an object; skipped")
         return None
@@ -131,11 +150,11 @@ def _part_block(part: Any, where: str, call_id: str) -> Block | None:
         return Image(source=ImageSource(type="url", media_type=media, data=reference["fileUri"]))
     call = part.get("functionCall")
     if isinstance(call, dict) and isinstance(call.get("name"), str):
-        ident = _text(call.get("id")) or call_id
+        ident = _text(call.get("id")) or call_id()
         return ToolUse(id=ident, tool=to_tool(call["name"], call.get("args", {})))
     answer = part.get("functionResponse")
     if isinstance(answer, dict):
-        ident = _text(answer.get("id")) or call_id
+        ident = _text(answer.get("id")) or call_id()
         return ToolResult(tool_use_id=ident, content=_response_content(answer.get("response")))
     kinds = shown(", ".join(sorted(part))[:60])
     warn(f"{where}: a content part of an unknown kind ({kinds}); skipped")
@@ -150,13 +169,19 @@ def _prompt_text(parts: list[Any]) -> str:
     )
 
 
+def _lead(parts: list[Any]) -> str:
+    """The text a prompt starts with: its first part's (what Gemini's resume checks)."""
+    first = parts[0] if parts else None
+    if isinstance(first, dict) and isinstance(first.get("text"), str):
+        return str(first["text"])
+    return ""
+
+
 def _command(parts: list[Any]) -> tuple[str, str | None] | None:
-    """``(command, args)`` when the prompt is a slash command made of text parts only."""
-    if not parts or not all(
-        isinstance(p, dict) and isinstance(p.get("text"), str) and set(p) == {"text"} for p in parts
-    ):
+    """``(command, args)`` when the prompt is one text part holding a slash command."""
+    if len(parts) != 1 or not isinstance(parts[0], dict) or set(parts[0]) != {"text"}:
         return None
-    text = _prompt_text(parts)
+    text = _lead(parts)
     if not text.startswith("/"):
         return None
     command, space, args = text.partition(" ")
@@ -177,7 +202,7 @@ def derived_title(blocks: Iterable[Block]) -> str | None:
 
 
 def _is_injected(parts: list[Any]) -> bool:
-    return _prompt_text(parts).startswith(INJECTED)
+    return _lead(parts).startswith(INJECTED)
 
 
 def _first_prompt_title(chat: Chat) -> str | None:
@@ -197,10 +222,10 @@ def meta_of(native: GeminiSession, chat: Chat | None = None) -> Meta:
     """The session's Meta (the store's discovery and a full load both use this)."""
     chat = chat if chat is not None else replay(native)
     header = chat.header
-    started = parse_rfc3339(header.get("startTime"))
+    started = parse_time(header.get("startTime"))
     if started is None:
         for record in chat.messages:
-            started = parse_rfc3339(record.get("timestamp"))
+            started = parse_time(record.get("timestamp"))
             if started is not None:
                 break
     model = None
@@ -275,6 +300,17 @@ def _result(call: dict[str, Any], ident: str) -> ToolResult | None:
     return ToolResult(tool_use_id=ident, content=content, is_error=status == "error")
 
 
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """Where a record sits, spelled out only when a warning names it."""
+
+    label: str
+    ident: str
+
+    def __str__(self) -> str:
+        return f"{self.label}: message {shown(self.ident[:40])}"
+
+
 @dataclass
 class _Reader:
     session_id: str
@@ -284,13 +320,17 @@ class _Reader:
     def minted(self, key: str) -> str:
         return uuid5(NAMESPACE, f"{self.session_id}:{key}")
 
+    def minter(self, key: str) -> Callable[[], str]:
+        """The id for an id-less call, minted only if one is needed."""
+        return lambda: self.minted(key)
+
     def read(self, chat: Chat, label: str) -> list[Message]:
         for index, record in enumerate(chat.messages):
             kind = record.get("type")
-            when = parse_rfc3339(record.get("timestamp")) or self.last
+            when = parse_time(record.get("timestamp")) or self.last
             self.last = when
             ident = _text(record.get("id")) or self.minted(f"record:{index}")
-            where = f"{label}: message {shown(ident[:40])}"
+            where = _Where(label, ident)
             if kind == "user":
                 self.user(record, when, ident, where)
             elif kind == "gemini":
@@ -299,7 +339,7 @@ class _Reader:
                 warn(f"{where}: unknown record type `{shown(str(kind)[:40])}`; skipped")
         return self.messages
 
-    def user(self, record: dict[str, Any], when: datetime, ident: str, where: str) -> None:
+    def user(self, record: dict[str, Any], when: datetime, ident: str, where: _Where) -> None:
         parts = _parts(record.get("content"), where)
         if _is_injected(parts):
             return
@@ -311,11 +351,11 @@ class _Reader:
         blocks = [
             b
             for j, part in enumerate(parts)
-            if (b := _part_block(part, where, self.minted(f"{ident}:{j}"))) is not None
+            if (b := _part_block(part, where, self.minter(f"{ident}:{j}"))) is not None
         ]
         self.messages.append(Message("user", tuple(blocks), when))
 
-    def gemini(self, record: dict[str, Any], when: datetime, ident: str, where: str) -> None:
+    def gemini(self, record: dict[str, Any], when: datetime, ident: str, where: _Where) -> None:
         parts = _parts(record.get("content"), where)
         blocks: list[Block] = []
         has_thoughts = any(isinstance(p, dict) and p.get("thought") is True for p in parts)
@@ -323,7 +363,7 @@ class _Reader:
         if isinstance(thoughts, list) and not has_thoughts:
             blocks.extend(t for t in map(_thought, thoughts) if t is not None)
         for j, part in enumerate(parts):
-            block = _part_block(part, where, self.minted(f"{ident}:{j}"))
+            block = _part_block(part, where, self.minter(f"{ident}:{j}"))
             if block is not None:
                 blocks.append(block)
         called = {b.id for b in blocks if isinstance(b, ToolUse)}
@@ -340,7 +380,7 @@ class _Reader:
             result = _result(call, call_id)
             if result is not None:
                 results.append(result)
-                result_time = result_time or parse_rfc3339(call.get("timestamp"))
+                result_time = result_time or parse_time(call.get("timestamp"))
         self.messages.append(
             Message(
                 "assistant",
