@@ -437,3 +437,67 @@ def test_a_2026_legacy_document_with_part_prompts_reads_like_a_string_one() -> N
     document["messages"][0]["content"] = [{"text": "List the files\nin the repo"}]
     document["kind"] = "main"
     assert H.to_common(H.from_text(json.dumps(document))) == H.to_common(H.from_text(legacy_text()))
+
+
+def test_delete_and_restore_through_the_cli_bring_the_chat_back_byte_for_byte(
+    root: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    paths = build_store(root)
+    original = paths["log"].read_bytes()
+    env = {"GEMINI_CLI_HOME": str(root.parent), "TXCRIPT_DATA_DIR": str(tmp_path / "data")}
+    deleted = run_cli("delete", LOG_ID, "--from", "gemini", "--yes", env=env)
+    assert deleted.code == 0, deleted.stderr
+    assert not paths["log"].exists()
+    backup_id = deleted.stdout.split("txcript restore ")[1].split()[0]
+    restored = run_cli("restore", backup_id, "--yes", env=env)
+    assert restored.code == 0, restored.stderr
+    assert paths["log"].read_bytes() == original
+
+
+def _variants() -> dict[str, str]:
+    lines = log_text().splitlines()
+    legacy = json.loads(legacy_text())
+    odd_legacy = dict(legacy, messages=[*legacy["messages"], 7])
+    huge = json.loads(lines[5])
+    huge["toolCalls"][0]["args"]["limit"] = 2**70
+    replaced = {"$set": {"messages": [json.loads(lines[11])], "summary": 3}}
+    return {
+        "truncated": "\n".join(lines[:5]) + "\n" + lines[5][:60],
+        "rewound first prompt": "\n".join([lines[0], lines[2], '{"$rewindTo": "p1"}', lines[11]]),
+        "messages replaced": "\n".join([lines[0], lines[2], json.dumps(replaced)]),
+        "integer beyond 64 bits": "\n".join([lines[0], lines[2], json.dumps(huge)]),
+        "not objects": "\n".join(["", "[1]", '"x"', lines[0], "5", lines[2]]),
+        "legacy with a non-object message": json.dumps(odd_legacy, indent=2),
+        "legacy with a huge number": legacy_text().replace('"input": 1200', '"input": 1e400'),
+        "header only": lines[0],
+        "invalid UTF-8 in a tool call": "\n".join([lines[0], lines[2], lines[5]]).replace(
+            "def parse", "def \udcffparse"
+        ),
+        "no final newline, CRLF": "\r\n".join(lines),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_variants()))
+def test_discovery_gives_the_meta_a_full_load_gives_on_odd_files(root: Path, name: str) -> None:
+    """Discovery reads chats with a light decoder; whatever the file, it must agree with load."""
+    put(root / "projects.json", json.dumps({"projects": {ROOT_PATH: SLUG}}))
+    path = root / "tmp" / SLUG / "chats" / "session-odd.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_variants()[name].encode("utf-8", "surrogateescape"))
+    s = store(root)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TranscriptWarning)
+        listed = s.discover()
+        try:
+            meta = H.to_common(s.load(str(path))).meta
+        except BadInput:
+            assert listed == []
+            return
+    (entry,) = listed
+    assert (entry.meta_id, entry.timestamp, entry.title, entry.cwd, entry.model) == (
+        meta.id,
+        meta.timestamp,
+        meta.title,
+        meta.cwd,
+        meta.model,
+    )

@@ -66,6 +66,7 @@ from txcript.shared.text import shown
 from txcript.shared.timeutil import EPOCH, format_millis, format_rfc3339, parse_rfc3339
 
 from .native import Chat, GeminiSession, Line, replay
+from .scan import content
 from .tools import from_tool, to_tool
 
 NAMESPACE = namespace_from_ascii(b"txcript-gemini!!")
@@ -209,7 +210,7 @@ def _first_prompt_title(chat: Chat) -> str | None:
     for record in chat.messages:
         if record.get("type") != "user":
             continue
-        parts = _parts(record.get("content"), "")
+        parts = _parts(content(record.get("content")), "")
         if _is_injected(parts) or _command(parts) is not None:
             continue
         title = derived_title([Text(text=_prompt_text(parts))])
@@ -219,8 +220,13 @@ def _first_prompt_title(chat: Chat) -> str | None:
 
 
 def meta_of(native: GeminiSession, chat: Chat | None = None) -> Meta:
-    """The session's Meta (the store's discovery and a full load both use this)."""
+    """The session's Meta, from its body (replayed unless ``chat`` is given)."""
     chat = chat if chat is not None else replay(native)
+    return meta_from(chat, native.fallback_id, native.cwd)
+
+
+def meta_from(chat: Chat, fallback_id: str | None, cwd: str | None) -> Meta:
+    """The Meta of a replayed chat (the store's discovery and a full load both use this)."""
     header = chat.header
     started = parse_time(header.get("startTime"))
     if started is None:
@@ -234,9 +240,9 @@ def meta_of(native: GeminiSession, chat: Chat | None = None) -> Meta:
             model = record["model"]
             break
     return Meta(
-        id=_text(header.get("sessionId")) or native.fallback_id or "",
+        id=_text(header.get("sessionId")) or fallback_id or "",
         timestamp=started or EPOCH,
-        cwd=native.cwd,
+        cwd=cwd,
         title=_text(header.get("summary")) or _first_prompt_title(chat),
         model=model,
     )

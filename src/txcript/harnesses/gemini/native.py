@@ -18,6 +18,7 @@ so a load followed by a save is byte-lossless. :func:`replay` turns either form 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,38 +222,48 @@ def _patch(header: dict[str, Any], patch: dict[str, Any], messages: _Messages, w
 def replay(native: GeminiSession, label: str = "the Gemini chat") -> Chat:
     """The chat the file describes: header after every ``$set``, messages after every rewind."""
     if native.legacy:
-        document = native.lines[0].value
-        listed = _Messages()
-        listed.reset(document["messages"], label)
-        fields = {k: v for k, v in document.items() if k != "messages"}
-        return Chat(header=fields, messages=listed.values())
+        return replay_document(native.lines[0].value, label)
+    return replay_values((line.value for line in native.lines), label)
+
+
+def replay_document(document: dict[str, Any], label: str) -> Chat:
+    """A legacy document's chat: its fields and its messages (by id, the last one winning)."""
+    listed = _Messages()
+    listed.reset(document["messages"], label)
+    fields = {k: v for k, v in document.items() if k != "messages"}
+    return Chat(header=fields, messages=listed.values())
+
+
+def replay_values(values: Iterable[Any], label: str) -> Chat:
+    """A log's chat from its lines' parsed values, in order (:data:`INVALID` for non-JSON)."""
     header: dict[str, Any] = {}
     messages = _Messages()
     seen_header = False
-    for number, line in enumerate(native.lines, start=1):
-        value = line.value
+    for number, value in enumerate(values, start=1):
         if value is INVALID:
             continue
-        where = f"{label}: line {number}"
         if not isinstance(value, dict):
-            warn(f"{where} is not a JSON object; skipped")
+            warn(f"{label}: line {number} is not a JSON object; skipped")
         elif "$set" in value:
             patch = value["$set"]
             if isinstance(patch, dict):
-                _patch(header, patch, messages, where)
+                _patch(header, patch, messages, f"{label}: line {number}")
             else:
-                warn(f"{where}: $set is not an object; ignored")
+                warn(f"{label}: line {number}: $set is not an object; ignored")
         elif "$rewindTo" in value:
             target = value["$rewindTo"]
             if not isinstance(target, str):
-                warn(f"{where}: $rewindTo is not a message id; ignored")
+                warn(f"{label}: line {number}: $rewindTo is not a message id; ignored")
             elif not messages.rewind(target):
-                warn(f"{where}: $rewindTo names no earlier message ({shown(target[:40])}); ignored")
+                warn(
+                    f"{label}: line {number}: $rewindTo names no earlier message "
+                    f"({shown(target[:40])}); ignored"
+                )
         elif is_message(value):
             messages.put(value, f"line:{number}")
         elif is_header(value) and not seen_header:
             seen_header = True
             header.update(value)
         else:
-            warn(f"{where} is not a Gemini chat record; skipped")
+            warn(f"{label}: line {number} is not a Gemini chat record; skipped")
     return Chat(header=header, messages=messages.values())

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError, Unconvertible
@@ -52,8 +53,9 @@ from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now, parse_rfc3339
 
 from . import projects
-from .codec import meta_of
-from .native import HARNESS, GeminiSession, parse, render, replay
+from .codec import meta_from, meta_of
+from .native import HARNESS, Chat, GeminiSession, parse, render, replay
+from .scan import scan
 
 ENV_OVERRIDE = "GEMINI_CLI_HOME"
 _SUFFIXES = (".jsonl", ".json")
@@ -97,6 +99,19 @@ def _is_chat_file(entry: os.DirEntry[str]) -> bool:
         return entry.name.endswith(_SUFFIXES) and entry.is_file()
     except OSError:
         return False
+
+
+def _project_root(project: Path, registry: projects.Registry) -> str | None:
+    """The root a project directory stands for: its marker, else the registry's word."""
+    return projects.read_marker(project) or registry.root_of(project.name)
+
+
+def _root(directory: str | None, head: Any, registry: projects.Registry) -> str | None:
+    """A chat's cwd: its project directory's root, else the one its ``projectHash`` names."""
+    if directory is not None:
+        return directory
+    project_hash = head.get("projectHash") if isinstance(head, dict) else None
+    return registry.root_with_hash(project_hash) if isinstance(project_hash, str) else None
 
 
 class GeminiStore:
@@ -145,31 +160,28 @@ class GeminiStore:
     def _cwd(
         self, native: GeminiSession, project: Path | None, registry: projects.Registry
     ) -> str | None:
-        if project is not None:
-            found = projects.read_marker(project) or registry.root_of(project.name)
-            if found is not None:
-                return found
         head = native.lines[0].value if native.lines else None
-        project_hash = head.get("projectHash") if isinstance(head, dict) else None
-        if isinstance(project_hash, str):
-            return registry.root_with_hash(project_hash)
-        return None
+        directory = None if project is None else _project_root(project, registry)
+        return _root(directory, head, registry)
 
     # -- discovery --------------------------------------------------------------------------
     def discover(self) -> list[Discovered]:
         registry = projects.read_registry(self.root, strict=False)
         best: dict[tuple[str, str, str | None], tuple[tuple[object, ...], Discovered]] = {}
         unkeyed: list[Discovered] = []
+        roots: dict[Path, str | None] = {}
         for found in self._chat_files():
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", TranscriptWarning)
-                    native = self._read(found.path, found.project, found.parent, registry)
-                    chat = replay(native)
+                    chat, head = self._scan(found.path)
                 stat = found.path.stat()
             except (TxcriptError, OSError):
                 continue
-            meta = meta_of(native, chat)
+            if found.project not in roots:
+                roots[found.project] = _project_root(found.project, registry)
+            cwd = _root(roots[found.project], head, registry)
+            meta = meta_from(chat, found.path.name.rsplit(".", 1)[0], cwd)
             entry = Discovered.from_meta(
                 HARNESS,
                 str(found.path),
@@ -193,6 +205,15 @@ class GeminiStore:
             if held is None or rank > held[0]:
                 best[key] = (rank, entry)
         return [entry for _, entry in best.values()] + unkeyed
+
+    def _scan(self, path: Path) -> tuple[Chat, Any]:
+        """A chat file's replayed chat and first value, read the cheap way when possible."""
+        data = read_regular(path, limit=MAX_SESSION_FILE_BYTES)
+        scanned = scan(data, str(path))
+        if scanned is not None:
+            return scanned
+        native = parse(decode_lossless(data), label=str(path))
+        return replay(native), native.lines[0].value
 
     # -- load / save ------------------------------------------------------------------------
     def load(self, reference: str) -> GeminiSession:
