@@ -54,9 +54,11 @@ class _Document(_Record):
 
 
 _record = msgspec.json.Decoder(_Record)
-#: A three-digit exponent or a 300-digit run: a float that may not be finite. The light decoder
-#: skips numbers it does not keep without checking them, so such a file takes the full path.
-_OUT_OF_RANGE = re.compile(rb"[0-9][eE][+-]?[0-9]{3}|[0-9]{300}")
+#: A number token (after ``:``, ``,`` or ``[``) with a three-digit exponent or 300 digits: a
+#: float that may not be finite. The light decoder skips numbers it does not keep without
+#: checking them, so such a file takes the full path (a string that looks alike only costs time;
+#: hex ids such as ``…03e800…`` inside strings do not match).
+_OUT_OF_RANGE = re.compile(rb"[:,\[]\s*-?(?:[0-9.]+[eE][+-]?[0-9]{3}|[0-9.]{300})")
 _document = msgspec.json.Decoder(_Document)
 
 
