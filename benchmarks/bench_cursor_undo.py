@@ -3,8 +3,9 @@
 In one run, on a private copy of the generated store (``benchmarks/data/large``), each round
 runs the real CLI as subprocesses (``HOME`` and ``TXCRIPT_DATA_DIR`` in a temporary directory):
 
-1. ``txcript continue <10,000-bubble session> --with cursor_desktop --no-resume --force``: a
-   fresh-id copy into the same store (the row backup holds only the sidebar values);
+1. ``txcript continue <10,000-bubble session>#1- --with cursor_desktop --no-resume --force``:
+   a fresh-id copy into the same store (the range makes it a copy rather than a resume in
+   place; the row backup holds only the sidebar values);
 2. ``txcript delete <copy> --from cursor_desktop --yes --force`` (the backup holds its rows);
 3. ``txcript restore <delete backup> --yes --force``: the undo of the delete;
 4. ``txcript restore <save backup> --yes --force``: the undo of the continue, which leaves the
@@ -41,7 +42,7 @@ OUT = HERE / "out"
 
 READ_SESSION = r"""
 import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1] + "?immutable=1", uri=True)
+conn = sqlite3.connect("file:" + sys.argv[1] + "?immutable=1", uri=True)
 cid = sys.argv[2]
 n = 0
 for key, value in conn.execute(
@@ -92,7 +93,7 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(2)
-    huge = json.loads(manifest_file.read_text())["huge_session"]
+    huge = json.loads(manifest_file.read_text())["huge_session"]["composer_id"]
     OUT.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="undo-", dir=OUT))
     try:
@@ -139,8 +140,8 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
             timed([*python, READ_SESSION, str(database), huge], env)[0],
         )
         elapsed, done = timed(
-            [*txcript, "continue", huge, "--with", "cursor_desktop", "--no-resume", "--force",
-             "--json"],
+            [*txcript, "continue", f"{huge}#1-", "--with", "cursor_desktop", "--no-resume",
+             "--force", "--json"],
             env,
         )  # fmt: skip
         note("continue (fresh copy, 10,000 bubbles)", elapsed)
@@ -171,9 +172,10 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
         note("restore (undo of the continue)", elapsed)
         for path in (data / "backups").iterdir():
             path.unlink()
+    in_process(args, database, huge, data, rows)
     log("timing the old whole-database copy …")
     copy_script = (
-        "import sqlite3, sys; s = sqlite3.connect(sys.argv[1] + '?mode=ro', uri=True); "
+        "import sqlite3, sys; s = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True); "
         "d = sqlite3.connect(sys.argv[2]); s.backup(d); d.close(); s.close()"
     )
     target = work / "whole.sqlite"
@@ -184,6 +186,67 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
     whole = target.stat().st_size
     target.unlink()
     report(args, rows, sizes, whole, database)
+
+
+IN_PROCESS = r"""
+import gc, json, os, sys, time
+from pathlib import Path
+import msgspec
+from txcript.harnesses.cursor_desktop import codec, rowbackup, saving
+from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
+from txcript.harnesses.cursor_desktop.write import from_common
+from txcript.shared import backup_rows, backups
+
+root, huge, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+store = CursorDesktopStore(root)
+common = codec.to_common(store.load(huge))
+spent = {"backup": 0.0}
+
+def timed(owner, name):
+    original = getattr(owner, name)
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent["backup"] += time.perf_counter() - started
+    setattr(owner, name, wrapper)
+
+for owner, name in ((rowbackup, "capture"), (rowbackup, "session_hash"), (rowbackup, "changes"),
+                    (rowbackup, "write_rows"), (rowbackup, "schema_of"),
+                    (backup_rows.PendingRows, "begin"), (backup_rows.PendingRows, "seal"),
+                    (backup_rows.PendingRows, "publish")):
+    timed(owner, name)
+result = {"save": [], "save backup part": [], "undo": [], "undo backup part": []}
+for n in range(rounds):
+    meta = msgspec.structs.replace(common.meta, id=f"bench-in-process-{n}")
+    body = from_common(msgspec.structs.replace(common, meta=meta))
+    gc.collect()
+    spent["backup"] = 0.0
+    started = time.perf_counter()
+    saved = store.save(body, force=True)
+    result["save"].append(time.perf_counter() - started)
+    result["save backup part"].append(spent["backup"])
+    gc.collect()
+    spent["backup"] = 0.0
+    started = time.perf_counter()
+    saving.undo(backups.find(saved.backup))
+    result["undo"].append(time.perf_counter() - started)
+    result["undo backup part"].append(spent["backup"])
+print(json.dumps(result))
+"""
+
+
+def in_process(
+    args: argparse.Namespace, database: Path, huge: str, data: Path, rows: dict[str, list[float]]
+) -> None:
+    """Save and undo in one process, with the row backup's own share timed inside them."""
+    log("in-process save and undo, with the backup's share …")
+    env = {**os.environ, "TXCRIPT_DATA_DIR": str(data)}
+    root = database.parent.parent
+    _, done = timed([sys.executable, "-c", IN_PROCESS, str(root), huge, str(args.rounds)], env)
+    for name, values in json.loads(done.stdout).items():
+        rows[f"in-process: {name}"] = values
 
 
 def report(

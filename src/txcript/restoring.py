@@ -21,7 +21,7 @@ from pathlib import Path
 
 from txcript import harnesses
 from txcript.errors import BadInput, StoreError
-from txcript.shared import backups
+from txcript.shared import backup_rows, backups
 from txcript.shared.backups import Backup
 
 
@@ -35,7 +35,7 @@ def _committed(backup: Backup, partial: Path) -> bool:
 
 
 def sweep() -> None:
-    backups.sweep(_committed)
+    backup_rows.sweep(_committed)
 
 
 def listing() -> list[Backup]:

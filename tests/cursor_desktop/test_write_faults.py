@@ -202,7 +202,7 @@ def test_the_cli_waits_for_a_lock_then_writes_or_gives_up_with_one_line(
 WRAPPER = r"""
 import os, signal, sys
 from pathlib import Path
-from txcript.shared import backups
+from txcript.shared import backup_rows, backups
 from txcript.harnesses.cursor_desktop import rowbackup, saving, text
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 
@@ -246,18 +246,18 @@ if mode in ("steps", "count"):
 
     saving._open_for_write = counting
 elif mode == "before-backup":
-    dying_before(backups.PendingRows, "__init__")
+    dying_before(backup_rows.PendingRows, "begin")
 elif mode == "during-backup":
     # After the first table's rows are in the partial file, before the rest.
-    dying_after(backups.PendingRows, "add_rows")
+    dying_after(backup_rows.PendingRows, "add_rows")
 elif mode == "after-backup":
     dying_after(rowbackup, "write_rows")
 elif mode == "before-commit":
-    dying_after(backups.PendingRows, "seal")
+    dying_after(backup_rows.PendingRows, "seal")
 elif mode == "after-commit":
-    dying_before(backups.PendingRows, "publish")
+    dying_before(backup_rows.PendingRows, "publish")
 elif mode == "after-publish":
-    dying_after(backups.PendingRows, "publish")
+    dying_after(backup_rows.PendingRows, "publish")
 print("start", flush=True)
 CursorDesktopStore(Path(root)).save(native, force=True)
 print("saved", calls[0], flush=True)

@@ -3,8 +3,9 @@
 Three kinds, each with an ``<id>.json`` manifest naming what it came from:
 
 * ``row``: the rows one write into an SQLite store replaces or removes, copied into a small
-  SQLite file ``<id>.rows`` inside that write's transaction (see :class:`PendingRows`); the
-  harness that wrote it undoes exactly that one write;
+  SQLite file ``<id>.rows`` inside that write's transaction (see
+  :class:`txcript.shared.backup_rows.PendingRows`); the harness that wrote it undoes exactly
+  that one write;
 * ``snapshot``: a whole-database copy made with SQLite's online backup API on request
   (``txcript backup``), stored as ``<id>.sqlite`` (manifests of older txcript versions call
   it ``sqlite``);
@@ -16,11 +17,11 @@ named after that id, and every field has its type, so no path derived from one l
 backup directory.
 
 Housekeeping: a backup being written is a ``*-partial`` file (or ``.partial`` directory) under an
-exclusive ``flock`` for as long as its writer lives; SIGINT, SIGTERM and exceptions remove it, and
-:func:`sweep` removes (or, for a row backup whose write did commit, completes) one whose writer
-was killed. :func:`prune` keeps the newest :func:`keep_count` backups of each store and at most
-:func:`max_total_bytes` in all, never the backup just taken or being restored, and removes the
-SQLite sidecars of what it removes.
+exclusive ``flock`` for as long as its writer lives; SIGINT, SIGTERM and exceptions remove it,
+and :func:`txcript.shared.backup_rows.sweep` removes (or, for a row backup whose write did
+commit, completes) one whose writer was killed. :func:`prune` keeps the newest
+:func:`keep_count` backups of each store and at most :func:`max_total_bytes` in all, never the
+backup just taken or being restored, and removes the SQLite sidecars of what it removes.
 
 The data directory is platformdirs' user data dir for ``txcript`` (``~/.local/share/txcript`` on
 Linux, ``~/Library/Application Support/txcript`` on macOS, ``%LOCALAPPDATA%\\txcript`` on
@@ -37,7 +38,7 @@ import shutil
 import signal
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,9 +62,9 @@ MAX_TOTAL_BYTES = 4 << 30
 #: ``<UTC time>-<harness>-<operation>[-<session label>]``, a safe file name by construction.
 ID_PATTERN = re.compile(r"[0-9]{8}T[0-9]{12}Z-[a-z_]{1,40}-[a-z-]{1,40}(-[A-Za-z0-9_-]{1,36})?")
 KINDS = ("row", "snapshot", "files")
-_SUFFIX = {"row": ".rows", "snapshot": ".sqlite", "files": ".files"}
-_PARTIAL = {"row": ".rows-partial", "snapshot": ".sqlite-partial", "files": ".partial"}
-_SIDECARS = ("-journal", "-wal", "-shm")
+SUFFIX = {"row": ".rows", "snapshot": ".sqlite", "files": ".files"}
+PARTIAL = {"row": ".rows-partial", "snapshot": ".sqlite-partial", "files": ".partial"}
+SIDECARS = ("-journal", "-wal", "-shm")
 _MANIFEST_LIMIT = 1 << 20
 _SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
@@ -90,7 +91,7 @@ class Backup:
 
     @property
     def path(self) -> Path:
-        return backup_dir() / f"{self.id}{_SUFFIX[self.kind]}"
+        return backup_dir() / f"{self.id}{SUFFIX[self.kind]}"
 
     @property
     def created(self) -> datetime | None:
@@ -152,7 +153,7 @@ def new_id(harness: str, operation: str, session: str | None) -> tuple[str, date
     return backup_id, now
 
 
-def _stamp(moment: datetime) -> str:
+def stamp(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
@@ -206,7 +207,7 @@ def signals_deferred() -> Iterator[None]:
 # ------------------------------------------------------------------------------ partial files
 
 
-class _Claim:
+class Claim:
     """An exclusive ``flock`` on a partial file or directory, held while its writer works."""
 
     def __init__(self, path: Path, *, directory: bool = False) -> None:
@@ -226,7 +227,7 @@ class _Claim:
             self.fd = -1
 
 
-def _is_abandoned(path: Path) -> bool:
+def is_abandoned(path: Path) -> bool:
     """Whether no live writer holds ``path`` (a partial file or directory)."""
     if fcntl is None:
         try:
@@ -246,7 +247,7 @@ def _is_abandoned(path: Path) -> bool:
     return True
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
         try:
@@ -255,23 +256,23 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def _remove(path: Path) -> None:
+def remove_with_sidecars(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
         with contextlib.suppress(OSError):
             path.unlink()
-    for sidecar in _SIDECARS:
+    for sidecar in SIDECARS:
         with contextlib.suppress(OSError):
             Path(str(path) + sidecar).unlink()
 
 
-def _write_manifest(backup: Backup) -> None:
+def write_manifest(backup: Backup) -> None:
     data = (json.dumps(backup.as_json() | {"path": None}, indent=2) + "\n").encode()
     write_atomic(backup_dir() / f"{backup.id}.json", data)
 
 
-def _ensure_dir() -> Path:
+def ensure_dir() -> Path:
     directory = backup_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -282,151 +283,6 @@ def _ensure_dir() -> Path:
     if directory.is_symlink() or not directory.is_dir():
         raise StoreError(f"{directory} is not a directory; nothing was written")
     return directory
-
-
-# ------------------------------------------------------------------------------ row backups
-
-
-class PendingRows:
-    """A row backup being written inside a store's write transaction.
-
-    The rows go into ``<id>.rows-partial`` (an SQLite file, no journal: a torn one is simply
-    swept). :meth:`seal` adds the manifest and fsyncs the file; the caller commits its write and
-    then calls :meth:`publish`, which renames the file into place and writes ``<id>.json``. A
-    writer killed between its COMMIT and :meth:`publish` leaves a sealed partial that
-    :func:`sweep` completes once the write is seen to have committed.
-    """
-
-    def __init__(self, *, harness: str, database: Path, operation: str, session: str) -> None:
-        directory = _ensure_dir()
-        self.id, moment = new_id(harness, operation, session)
-        self.created_at = _stamp(moment)
-        self.harness, self.operation, self.session = harness, operation, session
-        self.database = str(database.resolve())
-        self.partial = directory / f"{self.id}{_PARTIAL['row']}"
-        self.published = False
-        self.backup: Backup | None = None
-        try:
-            self.claim = _Claim(self.partial)
-            self.conn = sqlite3.connect(self.partial, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=OFF")
-            self.conn.execute("PRAGMA synchronous=OFF")
-            self.conn.execute("BEGIN")
-            self.conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-            self.conn.execute(
-                "CREATE TABLE cells (tbl TEXT, rid INTEGER, pos INTEGER, col TEXT, "
-                "type TEXT, value)"
-            )
-        except (OSError, sqlite3.Error) as exc:
-            self.abandon()
-            raise StoreError(f"backing up {database}: {exc}; nothing was written") from None
-
-    def add_rows(
-        self, table: str, rows: Sequence[tuple[int, Sequence[tuple[str, str, object]]]]
-    ) -> None:
-        """Store ``(rowid, ((column, typeof, value), …))`` rows of ``table`` (TEXT as bytes)."""
-        try:
-            self.conn.executemany(
-                "INSERT INTO cells VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    (table, rowid, pos, column, kind, value)
-                    for rowid, cells in rows
-                    for pos, (column, kind, value) in enumerate(cells)
-                ),
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(f"backing up {self.database}: {exc}; nothing was written") from None
-
-    def seal(self, *, before_hash: str, after_hash: str, details: Mapping[str, Any]) -> Backup:
-        """Write the manifest into the file and make it durable; call before the store commits."""
-        try:
-            (pages,) = self.conn.execute("PRAGMA page_count").fetchone()
-            (page_size,) = self.conn.execute("PRAGMA page_size").fetchone()
-            self.backup = Backup(
-                id=self.id,
-                harness=self.harness,
-                database=self.database,
-                operation=self.operation,
-                session=self.session,
-                created_at=self.created_at,
-                size=int(pages) * int(page_size),
-                kind="row",
-                before_hash=before_hash,
-                after_hash=after_hash,
-            )
-            manifest = json.dumps(self.backup.as_json() | {"path": None})
-            self.conn.execute("INSERT INTO meta VALUES ('manifest', ?)", (manifest,))
-            self.conn.execute(
-                "INSERT INTO meta VALUES ('details', ?)", (json.dumps(dict(details)),)
-            )
-            self.conn.execute("COMMIT")
-            self.conn.close()
-            os.fsync(self.claim.fd)
-            _fsync_dir(self.partial.parent)
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"backing up {self.database}: {exc}; nothing was written") from None
-        return self.backup
-
-    def publish(self) -> Backup:
-        """After the store's COMMIT: the backup becomes ``<id>.rows`` with its manifest."""
-        assert self.backup is not None
-        target = self.backup.path
-        os.replace(self.partial, target)
-        self.published = True
-        _write_manifest(self.backup)
-        _fsync_dir(target.parent)
-        self.claim.release()
-        return self.backup
-
-    def abandon(self) -> None:
-        """The write did not happen: remove the partial file (nothing else was written)."""
-        if self.published:
-            return
-        with contextlib.suppress(sqlite3.Error, AttributeError):
-            self.conn.close()
-        _remove(self.partial)
-        if hasattr(self, "claim"):
-            self.claim.release()
-
-
-def read_rows(
-    backup: Backup,
-) -> tuple[dict[str, list[tuple[int, list[tuple[str, str, object]]]]], dict[str, Any]]:
-    """The stored rows of a row backup by table, and its details (raise StoreError if broken)."""
-    return _read_rows_file(backup.path)
-
-
-def _read_rows_file(
-    path: Path,
-) -> tuple[dict[str, list[tuple[int, list[tuple[str, str, object]]]]], dict[str, Any]]:
-    try:
-        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read backup {path.name}: {exc}") from None
-    try:
-        meta = dict(conn.execute("SELECT key, value FROM meta"))
-        tables: dict[str, list[tuple[int, list[tuple[str, str, object]]]]] = {}
-        current: tuple[str, int] | None = None
-        for tbl, rid, _pos, col, kind, value in conn.execute(
-            "SELECT tbl, rid, pos, col, type, value FROM cells ORDER BY tbl, rid, pos"
-        ):
-            if not (isinstance(tbl, str) and isinstance(rid, int) and isinstance(col, str)):
-                raise StoreError(f"backup {path.name} holds a malformed row")
-            if kind not in ("text", "blob", "integer", "real", "null"):
-                raise StoreError(f"backup {path.name} holds a cell of unknown type")
-            if (tbl, rid) != current:
-                tables.setdefault(tbl, []).append((rid, []))
-                current = (tbl, rid)
-            tables[tbl][-1][1].append((col, kind, value))
-        details = json.loads(meta.get("details", "{}"))
-        if not isinstance(details, dict):
-            raise StoreError(f"backup {path.name} has malformed details")
-        details["manifest"] = meta.get("manifest")
-        return tables, details
-    except (sqlite3.Error, ValueError) as exc:
-        raise StoreError(f"cannot read backup {path.name}: {exc}") from None
-    finally:
-        conn.close()
 
 
 # ------------------------------------------------------------------------------ snapshots
@@ -443,7 +299,7 @@ def snapshot(
 ) -> Backup:
     """A whole-database copy: ``copy(target)`` fills the target connection (the backup API)."""
     check_settings()
-    directory = _ensure_dir()
+    directory = ensure_dir()
     try:
         size = database.stat().st_size
         free = shutil.disk_usage(directory).free
@@ -455,12 +311,12 @@ def snapshot(
             f"({size >> 20} MiB needed, {free >> 20} MiB free); nothing was written"
         )
     backup_id, now = new_id(harness, operation, session)
-    partial = directory / f"{backup_id}{_PARTIAL['snapshot']}"
-    claim: _Claim | None = None
+    partial = directory / f"{backup_id}{PARTIAL['snapshot']}"
+    claim: Claim | None = None
     try:
         with signals_as_exceptions():
             try:
-                claim = _Claim(partial)
+                claim = Claim(partial)
                 target = sqlite3.connect(partial)
                 try:
                     copy(target)
@@ -473,21 +329,21 @@ def snapshot(
                     database=str(database.resolve()),
                     operation=operation,
                     session=session,
-                    created_at=_stamp(now),
+                    created_at=stamp(now),
                     size=partial.stat().st_size,
                     kind="snapshot",
                 )
                 with signals_deferred():
                     os.replace(partial, backup.path)
                     try:
-                        _write_manifest(backup)
+                        write_manifest(backup)
                     except StoreError:
-                        _remove(backup.path)
+                        remove_with_sidecars(backup.path)
                         raise
             except (sqlite3.Error, OSError) as exc:
                 raise StoreError(f"backing up {database}: {exc}; nothing was written") from None
     except BaseException:
-        _remove(partial)
+        remove_with_sidecars(partial)
         raise
     finally:
         if claim is not None:
@@ -564,8 +420,8 @@ def create_files(
     directory = backup_dir()
     backup_id, now = new_id(harness, operation, session)
     target = directory / f"{backup_id}.files"
-    partial = directory / f"{backup_id}{_PARTIAL['files']}"
-    claim: _Claim | None = None
+    partial = directory / f"{backup_id}{PARTIAL['files']}"
+    claim: Claim | None = None
     try:
         with signals_as_exceptions():
             try:
@@ -576,7 +432,7 @@ def create_files(
                         f"backing up {existing[0]}: not enough free space in {directory}; "
                         "nothing was written"
                     )
-                claim = _Claim(partial, directory=True)
+                claim = Claim(partial, directory=True)
                 for index, path in enumerate(existing):
                     slot = partial / str(index)
                     slot.mkdir(parents=True)
@@ -590,7 +446,7 @@ def create_files(
                     database=str(existing[0]),
                     operation=operation,
                     session=session,
-                    created_at=_stamp(now),
+                    created_at=stamp(now),
                     size=size,
                     kind="files",
                     files=tuple(str(path) for path in existing),
@@ -598,14 +454,14 @@ def create_files(
                 with signals_deferred():
                     os.replace(partial, target)
                     try:
-                        _write_manifest(backup)
+                        write_manifest(backup)
                     except StoreError:
-                        _remove(target)
+                        remove_with_sidecars(target)
                         raise
             except OSError as exc:
                 raise StoreError(f"backing up {existing[0]}: {exc}; nothing was written") from None
     except BaseException:
-        _remove(partial)
+        remove_with_sidecars(partial)
         raise
     finally:
         if claim is not None:
@@ -647,7 +503,7 @@ def _restore_files(backup: Backup) -> Backup | None:
 # ------------------------------------------------------------------------------ listing
 
 
-def _parse_manifest(data: Any, name: str) -> Backup | None:
+def parse_manifest(data: Any, name: str) -> Backup | None:
     """A manifest as a :class:`Backup`, or None (with the reason warned) when it is not one."""
     problem = None
     if not isinstance(data, dict):
@@ -706,7 +562,7 @@ def _read_manifest(path: Path) -> Backup | None:
     except (StoreError, ValueError, RecursionError):
         warn(f"ignoring backup manifest {path.name}: not readable JSON")
         return None
-    backup = _parse_manifest(data, path.name)
+    backup = parse_manifest(data, path.name)
     if backup is None or not _inside(backup.path) or not backup.path.exists():
         return None
     return backup
@@ -727,7 +583,7 @@ def list_backups(database: Path | None = None) -> list[Backup]:
 def discard(backup: Backup) -> None:
     """Remove a backup: its data, its manifest and any SQLite sidecars of its file."""
     if _inside(backup.path):
-        _remove(backup.path)
+        remove_with_sidecars(backup.path)
     with contextlib.suppress(OSError):
         (backup_dir() / f"{backup.id}.json").unlink()
 
@@ -750,76 +606,6 @@ def prune(protect: Sequence[str | None] = ()) -> None:
         if backup.id not in protect:
             discard(backup)
             total -= backup.size
-
-
-def sweep(resolve: Callable[[Backup, Path], bool] | None = None) -> None:
-    """Tidy the backup directory after writers that were killed.
-
-    An abandoned partial file or directory is removed, except a sealed row backup whose write
-    committed (``resolve(backup, partial)`` says so), which is completed. A manifest
-    without its data and data without a manifest are removed too.
-    """
-    directory = backup_dir()
-    if not directory.is_dir():
-        return
-    for path in sorted(directory.iterdir()):
-        name = path.name
-        if not name.endswith((".rows-partial", ".sqlite-partial", ".partial")):
-            continue
-        if not _is_abandoned(path):
-            continue
-        if name.endswith(".rows-partial"):
-            _settle_rows(path, resolve)
-        else:
-            _remove(path)
-    for path in directory.iterdir():
-        stem, dot, suffix = path.name.partition(".")
-        if not ID_PATTERN.fullmatch(stem) or not dot:
-            continue
-        if suffix in ("rows", "sqlite", "files") and not (directory / f"{stem}.json").exists():
-            if not path.is_symlink() and _age(path) > 60:
-                _remove(path)
-        elif suffix == "json" and not any(
-            (directory / f"{stem}{s}").exists() for s in _SUFFIX.values()
-        ):
-            with contextlib.suppress(OSError):
-                path.unlink()
-        elif suffix.endswith(_SIDECARS) and not (directory / f"{stem}.json").exists():
-            _remove(path)
-
-
-def _age(path: Path) -> float:
-    try:
-        return datetime.now(UTC).timestamp() - path.lstat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def _settle_rows(partial: Path, resolve: Callable[[Backup, Path], bool] | None) -> None:
-    try:
-        _, details = _read_rows_file(partial)
-        manifest = details.get("manifest")
-        backup = (
-            None
-            if manifest is None
-            else _parse_manifest(
-                json.loads(manifest), partial.name.replace(".rows-partial", ".json")
-            )
-        )
-    except (StoreError, ValueError):
-        backup = None
-    committed = False
-    if backup is not None and resolve is not None:
-        try:
-            committed = resolve(backup, partial)
-        except Exception:  # an unreadable store: the backup cannot be shown to be needed
-            committed = False
-    if backup is None or not committed:
-        _remove(partial)
-        return
-    with contextlib.suppress(OSError, StoreError):
-        os.replace(partial, backup.path)
-        _write_manifest(backup)
 
 
 # ------------------------------------------------------------------------------ lookup

@@ -27,6 +27,7 @@ composer id). :func:`undo` then:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sqlite3
@@ -38,7 +39,7 @@ from typing import Any
 from txcript.errors import StoreError
 from txcript.harnesses.cursor_desktop import database, sidebar
 from txcript.harnesses.cursor_desktop.database import ITEM_HEADERS_KEY, quote_identifier
-from txcript.shared import backups
+from txcript.shared import backup_rows, backups
 from txcript.shared.text import shown
 
 ITEM_KEYS = (sidebar.PROJECTS_KEY, sidebar.MEMBERSHIP_KEY, ITEM_HEADERS_KEY)
@@ -177,7 +178,7 @@ def capture(conn: sqlite3.Connection, cid: str) -> State:
 
 def _feed(digest: Any, row: Row) -> None:
     rowid, cells = row
-    digest.update(b"row %d\n" % rowid)
+    parts = [b"row %d\n" % rowid]
     for column, kind, value in cells:
         if isinstance(value, bytes):
             raw = value
@@ -185,8 +186,9 @@ def _feed(digest: Any, row: Row) -> None:
             raw = b""
         else:
             raw = repr(value).encode()
-        digest.update(f"{column}\0{kind}\0{len(raw)}\0".encode())
-        digest.update(raw)
+        parts.append(b"%s\0%s\0%d\0" % (column.encode(), kind.encode(), len(raw)))
+        parts.append(raw)
+    digest.update(b"".join(parts))
 
 
 def value_text(row: Row | None) -> str | None:
@@ -237,8 +239,13 @@ def session_hash(state: State, cid: str) -> str:
 # ------------------------------------------------------------------------------ JSON entries
 
 
+@functools.lru_cache(maxsize=16)
 def entry_map(key: str, text: str) -> tuple[sidebar.Container, dict[str, int]] | None:
-    """The container of ``key``'s JSON value and the index of each entry by its id."""
+    """The container of ``key``'s JSON value and the index of each entry by its id.
+
+    Cached: one write parses each sidebar value (thousands of entries) several times, before and
+    after. Callers must not change what it returns.
+    """
     if key == sidebar.PROJECTS_KEY:
         container = sidebar.entries(text, list)
         if container is None:
@@ -304,7 +311,7 @@ def changes(before: State, after: State) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ writing
 
 
-def write_rows(pending: backups.PendingRows, state: State) -> None:
+def write_rows(pending: backup_rows.PendingRows, state: State) -> None:
     for table in SESSION_TABLES:
         pending.add_rows(table, state.rows.get(table, []))
     pending.add_rows("ItemTable", [row for row in state.items.values() if row is not None])

@@ -54,7 +54,7 @@ from txcript.harnesses.cursor_desktop.database import (
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
-from txcript.shared import backups
+from txcript.shared import backup_rows, backups
 from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import try_loads
@@ -209,7 +209,7 @@ def refuse_triggers(conn: sqlite3.Connection, path: Path) -> None:
 
 def sweep_backups() -> None:
     """Complete or remove the row backups of writers that were killed (see backups.sweep)."""
-    backups.sweep(
+    backup_rows.sweep(
         lambda backup, partial: backup.harness == HARNESS and rowbackup.committed(backup, partial)
     )
 
@@ -247,7 +247,7 @@ def transaction(
     if existed:
         sweep_backups()
     conn = _open_for_write(path, busy_timeout)
-    pending: backups.PendingRows | None = None
+    pending: backup_rows.PendingRows | None = None
     taken: backups.Backup | None = None
     committed = False
     try:
@@ -261,9 +261,10 @@ def transaction(
                 if existed and (backup is None or backup(conn, schema)):
                     before = rowbackup.capture(conn, session)
                     schema_before = rowbackup.schema_of(conn)
-                    pending = backups.PendingRows(
+                    pending = backup_rows.PendingRows(
                         harness=HARNESS, database=path, operation=operation, session=session
                     )
+                    pending.begin()
                     rowbackup.write_rows(pending, before)
                 result = work(conn, schema)
                 if pending is not None and before is not None:
@@ -761,7 +762,7 @@ def undo(
     path = Path(backup.database)
     if not path.is_file():
         raise StoreError(f"{path} no longer exists; nothing was written")
-    stored, details = backups.read_rows(backup)
+    stored, details = backup_rows.read_rows(backup)
 
     def unchanged(conn: sqlite3.Connection, schema: database.Schema) -> bool:
         state = rowbackup.capture(conn, cid)
