@@ -2,9 +2,9 @@
 
 A save or a delete (archive) can replace or remove only the session's own rows: its ``session``
 row and its ``message`` and ``part`` rows. Only those are copied (inside the write's transaction,
-before its first change, through :class:`txcript.shared.backups.PendingRows`), each with its rowid
-and the storage class and bytes of every cell. No other table is ever read, so a backup can hold
-no credential.
+before its first change, through :class:`txcript.shared.backup_rows.PendingRows`), each with its
+rowid and the storage class and bytes of every cell. No other table is ever read, so a backup can
+hold no credential.
 
 The manifest records a fingerprint of the session's rows before and after the write. :func:`undo`
 refuses when the rows no longer hash as the write left them (OpenCode kept working in the
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from txcript.errors import BadInput, StoreError
-from txcript.shared import backups
+from txcript.shared import backup_rows, backups
 from txcript.shared.text import shown
 
 from .database import quote
@@ -91,7 +91,7 @@ def fingerprint(conn: sqlite3.Connection, session_id: str) -> str:
     return digest.hexdigest()
 
 
-def write_rows(pending: backups.PendingRows, state: State) -> None:
+def write_rows(pending: backup_rows.PendingRows, state: State) -> None:
     for table, _ in TABLES:
         pending.add_rows(table, state.get(table, []))
 
@@ -142,7 +142,7 @@ def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups
 
     if backup.kind != "row" or not backup.session:
         raise BadInput(f"backup {backup.id} is not an OpenCode row backup")
-    stored, _details = backups.read_rows(backup)
+    stored, _details = backup_rows.read_rows(backup)
     state: State = {table: stored.get(table, []) for table, _ in TABLES}
     session_id = backup.session
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
-from txcript.shared import backups
+from txcript.shared import backup_rows, backups
 from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.ids import check_session_id
 from txcript.shared.timeutil import now, to_epoch_ms
@@ -124,7 +124,7 @@ def transaction(
     """
     backups.check_settings()
     conn = _connect(database)
-    pending: backups.PendingRows | None = None
+    pending: backup_rows.PendingRows | None = None
     taken: backups.Backup | None = None
     try:
         with backups.signals_as_exceptions():
@@ -133,9 +133,10 @@ def transaction(
                 check(conn)
                 before = rowbackup.capture(conn, session_id)
                 before_hash = rowbackup.fingerprint(conn, session_id)
-                pending = backups.PendingRows(
+                pending = backup_rows.PendingRows(
                     harness=HARNESS, database=database, operation=operation, session=session_id
                 )
+                pending.begin()
                 rowbackup.write_rows(pending, before)
                 apply(conn)
                 pending.seal(
