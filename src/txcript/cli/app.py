@@ -17,11 +17,10 @@ import click
 
 from txcript import __version__
 from txcript.cli import archive, demo, query, reading, serve, writing
+from txcript.cli.output import FORMAT_IDS
 from txcript.shared.text import scrub
 
-HARNESS_HELP = (
-    "harnesses: cursor_desktop, cursor, claude_code, codex, opencode, gemini, pi, grok, simple"
-)
+HARNESS_HELP = f"harnesses: {FORMAT_IDS}"
 
 
 class WorkflowGroup(click.Group):
@@ -43,6 +42,13 @@ def cli() -> None:
     REF is a session id, a unique id prefix, an exact title, a path to a session document
     (Simple, Common JSON or a native text form) or - for stdin, optionally followed by #RANGE
     (N, N-M, N- or -M: message numbers as `view` prints them).
+
+    \b
+    Examples:
+      txcript list
+      txcript view 3f1c2a4e
+      txcript continue 3f1c2a4e --with claude_code
+      txcript demo
     """
 
 
@@ -74,6 +80,17 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def _short_usage() -> NoReturn:
+    """``txcript`` alone: a few lines of usage on stderr, exit 2 (it is not a request for help)."""
+    click.echo(
+        "Usage: txcript COMMAND [ARGS]...\n"
+        f"Commands: {', '.join(cli.list_commands(click.Context(cli)))}\n"
+        "Try `txcript --help` for details, or `txcript demo` to see it work.",
+        err=True,
+    )
+    sys.exit(2)
+
+
 def _show_warning(
     message: Warning | str,
     category: type[Warning],
@@ -82,7 +99,7 @@ def _show_warning(
     file: Any = None,
     line: str | None = None,
 ) -> None:
-    click.echo(f"txcript: warning: {message}", err=True)
+    click.echo(f"txcript: warning: {scrub(str(message))}", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -93,8 +110,19 @@ def main(argv: list[str] | None = None) -> None:
     warnings.simplefilter("always", TranscriptWarning)
     warnings.showwarning = _show_warning
     debug = bool(os.environ.get("TXCRIPT_DEBUG"))
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "_TXCRIPT_COMPLETE" in os.environ:
+        cli.main(args=args, prog_name="txcript")  # shell completion: click answers and exits
+    if not args:
+        _short_usage()
     try:
-        code = cli.main(args=argv, prog_name="txcript", standalone_mode=False)
+        # Not `cli.main`: on a closed stdout it exits 1; here a reader that went away (`| head`)
+        # ends the command quietly with 0, and the flush makes sure that is noticed in time.
+        with cli.make_context("txcript", args) as ctx:
+            code = cli.invoke(ctx)
+        sys.stdout.flush()
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         sys.exit(0)

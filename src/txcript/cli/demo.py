@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from txcript.cli.output import colour_enabled, paint
+from txcript.cli.output import BOLD, colour_enabled, echo_styled
 from txcript.cli.reading import list_command, view_command
 from txcript.cli.writing import report_continued
 
@@ -31,7 +31,8 @@ def demo_command(ctx: click.Context, keep: bool) -> None:
     colour = colour_enabled(sys.stdout)
 
     def step(text: str) -> None:
-        click.echo(paint(f"\n$ {text}", "1", colour))
+        click.echo()
+        echo_styled((f"$ {text}", BOLD), colour=colour)
 
     try:
         click.echo(f"sandbox: {sandbox.root} (a Cursor desktop store with one agent session)")

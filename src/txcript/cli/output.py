@@ -1,45 +1,148 @@
-"""Terminal output shared by every command: colour, cutting to width, ages, writing results.
+"""Terminal output shared by every command: colour, display widths, ages, progress, writing.
 
-Text taken from sessions is scrubbed before it reaches a terminal
-(:func:`txcript.shared.text.scrub`); machine formats (``--json``, ``export``) are written exactly.
+Colour, widths and progress come from rich; nothing here writes escape codes by hand. Text taken
+from sessions is passed through :func:`txcript.shared.text.scrub` before it reaches a terminal,
+and is only ever given to rich as plain :class:`rich.text.Text` (never as markup). Machine formats
+(``--json``, ``export``) are written exactly.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import click
+from rich.cells import cell_len, set_cell_size
+from rich.console import Console
+from rich.text import Text
 
-COLOURS = {
-    "claude_code": "33",
-    "codex": "36",
-    "opencode": "32",
-    "pi": "35",
-    "cursor": "34",
-    "cursor_desktop": "96",
-    "grok": "37",
-    "gemini": "94",
-    "simple": "92",
+#: ``--color``: ``auto`` colours a terminal unless ``NO_COLOR`` is set (or ``FORCE_COLOR`` is).
+COLOUR_CHOICES = ("auto", "always", "never")
+
+HARNESS_STYLES = {
+    "claude_code": "yellow",
+    "codex": "cyan",
+    "opencode": "green",
+    "pi": "magenta",
+    "cursor": "blue",
+    "cursor_desktop": "bright_cyan",
+    "grok": "white",
+    "gemini": "bright_blue",
+    "simple": "bright_green",
 }
+DIM = "dim"
+BOLD = "bold"
+
+colour_option = click.option(
+    "--color",
+    "colour",
+    type=click.Choice(COLOUR_CHOICES),
+    metavar="auto|always|never",
+    default="auto",
+    show_default=True,
+    help="Colour the output: auto colours a terminal (NO_COLOR turns it off, FORCE_COLOR on).",
+)
 
 
-def colour_enabled(stream: Any) -> bool:
-    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+def _harness_ids(*, store: bool = False, write: bool = False) -> str:
+    from txcript import harnesses
+
+    return ", ".join(
+        h.id
+        for h in harnesses.implemented()
+        if h.listed and (h.has_store or not store) and (h.can_write or not write)
+    )
 
 
-def paint(text: str, code: str, enabled: bool) -> str:
-    return f"\x1b[{code}m{text}\x1b[0m" if enabled else text
+#: The harness ids options accept, for ``--help`` (only harnesses that work are offered).
+STORE_IDS = _harness_ids(store=True)
+WRITE_IDS = _harness_ids(store=True, write=True)
+FORMAT_IDS = _harness_ids() + ", common"
 
 
-def harness_colour(harness: str) -> str:
-    return COLOURS.get(harness, "0")
+def is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def colour_enabled(stream: Any, choice: str = "auto") -> bool:
+    """Whether to colour ``stream``: ``--color`` first, then NO_COLOR, FORCE_COLOR, a TTY."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    return is_terminal(stream) and os.environ.get("TERM") != "dumb"
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich exits 1 here; the CLI's handler ends a closed pipe (`| head`) quietly with 0.
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def console(stream: TextIO | None = None, *, colour: bool = False) -> Console:
+    """A rich console that prints exactly what it is given: no markup, highlighting or wrapping."""
+    return _Console(
+        file=stream if stream is not None else sys.stdout,
+        color_system="standard" if colour else None,
+        force_terminal=colour,
+        markup=False,
+        highlight=False,
+        emoji=False,
+        soft_wrap=True,
+    )
+
+
+def terminal_width(stream: Any) -> int | None:
+    """The width of the terminal ``stream`` writes to, or None when it is not a terminal."""
+    if not is_terminal(stream):
+        return None
+    return Console(file=stream).width
+
+
+def harness_style(harness: str) -> str:
+    return HARNESS_STYLES.get(harness, "")
+
+
+def styled(*parts: str | tuple[str, str]) -> Text:
+    """One line from plain parts and ``(text, style)`` pairs (text is never read as markup)."""
+    line = Text()
+    for part in parts:
+        if isinstance(part, tuple):
+            line.append(part[0], style=part[1] or None)
+        else:
+            line.append(part)
+    return line
+
+
+def echo_styled(*parts: str | tuple[str, str], colour: bool, err: bool = False) -> None:
+    stream = sys.stderr if err else sys.stdout
+    console(stream, colour=colour).print(styled(*parts))
 
 
 def cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """``text`` cut to ``width`` terminal cells (wide CJK and emoji count two) with ``…``."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    return set_cell_size(text, width - 1).rstrip() + "…"
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` cut and padded to exactly ``width`` cells."""
+    return set_cell_size(cut(text, width), width)
 
 
 def age(moment: datetime, now: datetime) -> str:
@@ -55,10 +158,70 @@ def age(moment: datetime, now: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d")
 
 
+@contextmanager
+def progress(label: str) -> Iterator[None]:
+    """A transient status line on stderr while a long step runs; nothing when not a terminal."""
+    stream = sys.stderr
+    if not is_terminal(stream):
+        yield
+        return
+    with Console(file=stream, highlight=False, markup=False).status(label):
+        yield
+
+
+def show_long(text: str, *, pager: bool) -> None:
+    """Print ``text`` on the terminal, through ``$PAGER`` (``less -R``) when taller than it."""
+    import shutil
+
+    stdout = sys.stdout
+    size = shutil.get_terminal_size()
+    if pager and _rows(text, size.columns) > size.lines - 1:
+        command = shlex.split(os.environ.get("PAGER") or "") or ["less", "-R"]
+        if _page(command, text):
+            return
+    stdout.write(text)
+    stdout.flush()
+
+
+def _rows(text: str, columns: int) -> int:
+    columns = max(columns, 1)
+    return sum(max(1, -(-cell_len(line) // columns)) for line in text.split("\n"))
+
+
+def _page(command: list[str], text: str) -> bool:
+    """Feed ``text`` to a pager; False when it cannot be started (the caller prints instead)."""
+    import signal
+    import subprocess
+
+    try:
+        pager = subprocess.Popen(command, stdin=subprocess.PIPE)
+    except OSError:
+        return False
+    # The pager owns the terminal now: ctrl-c is for it, not for us.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert pager.stdin is not None
+        try:
+            pager.stdin.write(text.encode("utf-8", "replace"))
+            pager.stdin.close()
+        except BrokenPipeError:
+            pass  # the user quit the pager before reading everything
+        pager.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return True
+
+
 def write_output(text: str, out: str | None) -> None:
-    """Print (``out`` None or ``-``), or write ``out`` (see :func:`write_output_file`)."""
+    """Print exactly (``out`` None or ``-``), or write ``out`` (see :func:`write_output_file`).
+
+    Not ``click.echo``: it strips what looks like colour codes when stdout is not a terminal,
+    and machine output must keep the session's text byte for byte.
+    """
     if out is None or out == "-":
-        click.echo(text, nl=False)
+        stdout = sys.stdout
+        stdout.write(text)
+        stdout.flush()
         return
     from txcript.shared.files import write_output_file
 

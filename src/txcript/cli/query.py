@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from txcript.cli.output import colour_enabled, cut, harness_colour, paint
+from txcript.cli.output import DIM, colour_enabled, console, cut, harness_style, styled
 from txcript.shared.text import scrub
 
 _ORIGIN_CHOICES = ("user", "assistant", "thinking", "tool_use", "tool_result", "meta", "all")
@@ -28,22 +28,21 @@ def _progress_line() -> Any:
     return show
 
 
-def _highlight(text: str, spans: tuple[tuple[int, int], ...], colour: bool) -> str:
-    shown = scrub(text)
+def _highlight(text: str, spans: tuple[tuple[int, int], ...]) -> list[str | tuple[str, str]]:
+    shown = scrub(text, keep_offsets=True)
     if len(shown) > _LINE_WIDTH:
         shown = shown[: _LINE_WIDTH - 1] + "…"
-    if not colour:
-        return shown
-    out, last = [], 0
+    out: list[str | tuple[str, str]] = []
+    last = 0
     for start, end in spans:
         if start >= len(shown):
             break
         end = min(end, len(shown))
         out.append(shown[last:start])
-        out.append(paint(shown[start:end], "1;31", True))
+        out.append((shown[start:end], "bold red"))
         last = end
     out.append(shown[last:])
-    return "".join(out)
+    return out
 
 
 @click.command("query")
@@ -119,19 +118,25 @@ def query_command(
     if not matches:
         click.echo(f"no matches for `{scrub(pattern)}`")
         return
-    colour = colour_enabled(sys.stdout)
+    printer = console(sys.stdout, colour=colour_enabled(sys.stdout))
     for match in matches:
         session = match.session
         when = session.timestamp.strftime("%Y-%m-%d %H:%M")
         label = session.title or (os.path.basename(session.cwd) if session.cwd else "")
-        click.echo(
-            f"{paint(session.harness, harness_colour(session.harness), colour)}  "
-            f"{paint(scrub(session.meta_id), '2', colour)}  {paint(when, '2', colour)}  "
-            f"{cut(scrub(label), 80)}"
+        printer.print(
+            styled(
+                (session.harness, harness_style(session.harness)),
+                "  ",
+                (scrub(session.meta_id), DIM),
+                "  ",
+                (when, DIM),
+                "  ",
+                cut(scrub(label), 80),
+            )
         )
         for hit in match.hits:
-            origin = paint(f"[{hit.origin:>11}]", "2", colour)
-            click.echo(f"  {origin} {_highlight(hit.line, hit.highlights, colour)}")
+            origin = (f"[{hit.origin:>11}]", DIM)
+            printer.print(styled("  ", origin, " ", *_highlight(hit.line, hit.highlights)))
 
 
 def _match_row(match: Any) -> dict[str, Any]:

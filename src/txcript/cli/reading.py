@@ -8,14 +8,32 @@ from datetime import UTC, datetime
 
 import click
 
-from txcript.cli.output import age, colour_enabled, cut, harness_colour, paint, write_output
-from txcript.shared.text import scrub
+from txcript.cli.listing import list_lines
+from txcript.cli.output import (
+    FORMAT_IDS,
+    STORE_IDS,
+    colour_enabled,
+    colour_option,
+    console,
+    is_terminal,
+    show_long,
+    styled,
+    terminal_width,
+    write_output,
+)
+from txcript.shared.text import scrub, scrub_block
 
 
 @click.command("harnesses")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def harnesses_command(as_json: bool) -> None:
-    """List the harnesses txcript can read and write, and where their stores are."""
+    """List the harnesses txcript can read and write, and where their stores are.
+
+    \b
+    Examples:
+      txcript harnesses
+      txcript harnesses --json
+    """
     from txcript.operations import harness_rows
 
     rows = harness_rows()
@@ -24,16 +42,23 @@ def harnesses_command(as_json: bool) -> None:
         return
     for row in rows:
         access = "read/write" if row["write"] else "read"
-        click.echo(f"{row['id']:<16}{row['name']:<18}{access:<12}{row['root'] or '-'}")
+        click.echo(scrub(f"{row['id']:<16}{row['name']:<18}{access:<12}{row['root'] or '-'}"))
 
 
 @click.command("list")
-@click.option("--from", "from_", multiple=True, metavar="H", help="Only this harness (repeatable).")
+@click.option(
+    "--from",
+    "from_",
+    multiple=True,
+    metavar="H",
+    help=f"Only this harness (repeatable): {STORE_IDS}.",
+)
 @click.option("--cwd", metavar="DIR", help="Only sessions whose cwd is DIR or under it.")
 @click.option("-n", "--limit", type=click.IntRange(min=0), metavar="N", help="At most N rows.")
 @click.option("--since", metavar="WHEN", help="Started at or after (RFC 3339 or YYYY-MM-DD).")
 @click.option("--until", metavar="WHEN", help="Started at or before (RFC 3339 or YYYY-MM-DD).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array (text kept exactly).")
+@colour_option
 def list_command(
     from_: tuple[str, ...],
     cwd: str | None,
@@ -41,8 +66,19 @@ def list_command(
     since: str | None,
     until: str | None,
     as_json: bool,
+    colour: str = "auto",
 ) -> None:
-    """List local sessions, newest first."""
+    """List local sessions, newest first.
+
+    On a terminal the table fits its width and ids are shortened to a prefix that still
+    names one session (any REF takes it); in a pipe the columns are fixed and ids whole.
+
+    \b
+    Examples:
+      txcript list
+      txcript list --from claude_code --cwd . -n 5
+      txcript list --since 2026-11-01 --json
+    """
     from txcript.operations import list_sessions, session_row
     from txcript.shared.timeutil import parse_when
 
@@ -60,35 +96,43 @@ def list_command(
         scope = f" {from_[0]}" if len(from_) == 1 else ""
         where = f" for {cwd}" if cwd else ""
         when = " in that time range" if since or until else ""
-        click.echo(f"no local{scope} sessions found{where}{when}")
+        click.echo(scrub(f"no local{scope} sessions found{where}{when}"))
         return
-    colour = colour_enabled(sys.stdout)
-    header = f"{'HARNESS':<14}  {'WHEN':<10}  {'ID':<38}  TITLE / CWD"
-    click.echo(paint(header, "2", colour))
-    now = datetime.now(UTC)
-    for session in sessions:
-        harness = paint(f"{session.harness:<14}", harness_colour(session.harness), colour)
-        when = paint(f"{age(session.timestamp, now):<10}", "2", colour)
-        ident = paint(f"{cut(scrub(session.meta_id), 38):<38}", "2", colour)
-        label = cut(scrub(session.title or session.cwd or ""), 60)
-        if session.parent is not None:
-            label = f"↳ sub-agent of {cut(scrub(session.parent), 12)}: {label}"
-        click.echo(f"{harness}  {when}  {ident}  {label}")
+    stdout = sys.stdout
+    printer = console(stdout, colour=colour_enabled(stdout, colour))
+    for parts in list_lines(sessions, datetime.now(UTC), terminal_width(stdout)):
+        printer.print(styled(*parts))
 
 
 @click.command("view")
 @click.argument("ref")
-@click.option("--from", "from_", metavar="H", help="Look only in this harness.")
-def view_command(ref: str, from_: str | None) -> None:
-    """Print a session (or a #RANGE of it) as compact, readable text."""
+@click.option("--from", "from_", metavar="H", help=f"Look only in this harness: {STORE_IDS}.")
+@click.option("--no-pager", is_flag=True, help="Never page the output on a terminal.")
+def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
+    """Print a session (or a #RANGE of it) as compact, readable text.
+
+    On a terminal, control sequences from the session are removed and output taller than the
+    screen goes through $PAGER (default `less -R`). In a pipe the text is printed exactly.
+
+    \b
+    Examples:
+      txcript view 3f1c2a4e
+      txcript view "Fix the parser#5-12" --from claude_code
+      txcript view ./session.json --no-pager
+    """
     from txcript.operations import view_session
 
-    write_output(view_session(ref, from_), None)
+    text = view_session(ref, from_)
+    stdout = sys.stdout
+    if not is_terminal(stdout):
+        write_output(text, None)
+        return
+    show_long(scrub_block(text), pager=not no_pager)
 
 
 @click.command("export")
 @click.argument("ref")
-@click.option("--from", "from_", metavar="H", help="Look only in this harness.")
+@click.option("--from", "from_", metavar="H", help=f"Look only in this harness: {STORE_IDS}.")
 @click.option(
     "--format",
     "export_format",
@@ -103,21 +147,37 @@ def view_command(ref: str, from_: str | None) -> None:
 def export_command(
     ref: str, from_: str | None, export_format: str, full: bool, out: str | None
 ) -> None:
-    """Write a session (or a #RANGE of it) as a document, keeping its id, start time and cwd."""
+    """Write a session (or a #RANGE of it) as a document, keeping its id, start time and cwd.
+
+    The text is written exactly as the session holds it (nothing is removed for a terminal).
+
+    \b
+    Examples:
+      txcript export 3f1c2a4e --out session.json
+      txcript export 3f1c2a4e#1-20 --format common
+      txcript export 3f1c2a4e --format markdown --out session.md
+    """
     from txcript.operations import export_session
 
     write_output(export_session(ref, from_, export_format, full=full), out)
 
 
 @click.command("convert")
-@click.option("--from", "from_", required=True, metavar="A", help="Format of the input.")
-@click.option("--to", "to", required=True, metavar="B", help="Format to write.")
+@click.option(
+    "--from", "from_", required=True, metavar="A", help=f"Format of the input: {FORMAT_IDS}."
+)
+@click.option("--to", "to", required=True, metavar="B", help=f"Format to write: {FORMAT_IDS}.")
 @click.argument("input_path", metavar="[INPUT|-]", default="-")
 @click.option("--out", metavar="FILE", help="Write to FILE instead of stdout.")
 def convert_command(from_: str, to: str, input_path: str, out: str | None) -> None:
     """Convert one document between formats (pure: no store is touched).
 
     A and B are harness ids (their native text form), `simple` or `common`.
+
+    \b
+    Examples:
+      txcript convert --from simple --to claude_code session.json --out session.jsonl
+      cat rollout.jsonl | txcript convert --from codex --to common
     """
     from txcript.operations import convert_document
     from txcript.sessions import read_raw

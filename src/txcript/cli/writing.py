@@ -8,14 +8,16 @@ from typing import Any
 
 import click
 
-from txcript.cli.output import colour_enabled, harness_colour, paint
+from txcript.cli.output import DIM, STORE_IDS, WRITE_IDS, colour_enabled, echo_styled, harness_style
 from txcript.shared.text import scrub
 
 
 @click.command("continue")
 @click.argument("ref")
-@click.option("--with", "with_", metavar="H", help="Harness to continue in (default: its own).")
-@click.option("--from", "from_", metavar="H", help="Look only in this harness.")
+@click.option(
+    "--with", "with_", metavar="H", help=f"Harness to continue in (default: its own): {WRITE_IDS}."
+)
+@click.option("--from", "from_", metavar="H", help=f"Look only in this harness: {STORE_IDS}.")
 @click.option("--cwd", metavar="DIR", help="Working directory of the copy (and of the launch).")
 @click.option(
     "--out", metavar="DIR", help="Write under DIR as the harness's root (implies --no-resume)."
@@ -35,7 +37,18 @@ def continue_command(
     force: bool,
     as_json: bool,
 ) -> None:
-    """Continue a session (or a #RANGE of it) in a harness; the source is never modified."""
+    """Continue a session (or a #RANGE of it) in a harness; the source is never modified.
+
+    The copy gets a fresh id and start time, then the harness is launched on it (unless
+    --no-resume). With --out DIR the copy is written under DIR as the harness's root instead,
+    keeping its id, start time and cwd.
+
+    \b
+    Examples:
+      txcript continue 3f1c2a4e --with claude_code
+      txcript continue "Fix the parser#1-40" --with codex --no-resume
+      txcript continue ./session.json --with claude_code --out ./exported
+    """
     from txcript.launch import launch
     from txcript.operations import continue_session
 
@@ -63,21 +76,33 @@ def continue_command(
 def report_continued(result: Any, *, resume_hint: bool) -> None:
     """``<source> → <target>  <location>`` for a written copy, then the resume command if asked."""
     if result.written:
-        colour = colour_enabled(sys.stdout)
-        source = paint(result.source_harness, harness_colour(result.source_harness), colour)
-        target = paint(result.harness, harness_colour(result.harness), colour)
-        click.echo(f"{source} → {target}  {paint(scrub(result.location), '2', colour)}")
+        echo_styled(
+            (result.source_harness, harness_style(result.source_harness)),
+            " → ",
+            (result.harness, harness_style(result.harness)),
+            "  ",
+            (scrub(result.location), DIM),
+            colour=colour_enabled(sys.stdout),
+        )
     if resume_hint:
         click.echo(f"  resume with: {scrub(' '.join(result.resume_command))}")
 
 
 @click.command("delete")
 @click.argument("ref")
-@click.option("--from", "from_", required=True, metavar="H", help="The harness that holds it.")
+@click.option(
+    "--from", "from_", required=True, metavar="H", help=f"The harness that holds it: {STORE_IDS}."
+)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--force", is_flag=True, help="Delete even while the app is running.")
 def delete_command(ref: str, from_: str, yes: bool, force: bool) -> None:
-    """Delete one session from a store (a backup is written first where the store keeps one)."""
+    """Delete one session from a store (a backup is written first where the store keeps one).
+
+    \b
+    Examples:
+      txcript delete 3f1c2a4e --from cursor_desktop
+      txcript delete "Scratch session" --from claude_code --yes
+    """
     from txcript.operations import delete_session, resolve_for_delete
 
     session = resolve_for_delete(ref, from_)
@@ -112,6 +137,11 @@ def restore_command(backup_id: str | None, yes: bool, force: bool, as_json: bool
 
     A row backup undoes the one save or delete it was taken for; a snapshot rolls the whole
     database back.
+
+    \b
+    Examples:
+      txcript restore
+      txcript restore 3f1c2a4e --yes
     """
     from txcript import restoring
 

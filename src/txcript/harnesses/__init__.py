@@ -67,8 +67,18 @@ def info(name: str) -> HarnessInfo:
     """Look up a harness by id or alias (trimmed, case-insensitive, ``-`` for ``_``)."""
     found = _BY_NAME.get(name.strip().lower())
     if found is None:
-        raise UnknownHarness(name, [i.id for i in REGISTRY])
+        raise UnknownHarness(name, _working_ids())
     return found
+
+
+def _working_ids() -> list[str]:
+    return [i.id for i in REGISTRY if i.implementation is not None]
+
+
+def _suggestion(name: str) -> str:
+    """`` — did you mean X?`` for an implemented harness whose id extends ``name``."""
+    close = [i for i in _working_ids() if i != name and (i.startswith(name) or name.startswith(i))]
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def canonical_id(name: str) -> str:
@@ -79,7 +89,10 @@ def get(name: str) -> Harness[Any]:
     """The implementation of a harness; :class:`BadInput` if it is known but not built yet."""
     found = info(name)
     if found.implementation is None:
-        raise BadInput(f"harness `{found.id}` is not supported yet")
+        raise BadInput(
+            f"harness `{found.id}` ({found.name}) is not supported yet{_suggestion(found.id)}"
+            f" (supported: {', '.join(_working_ids())})"
+        )
     harness = _instances.get(found.id)
     if harness is None:
         module_name, _, class_name = found.implementation.partition(":")
