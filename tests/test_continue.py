@@ -90,7 +90,7 @@ def test_out_writes_a_faithful_copy_and_does_not_launch(run_cli: RunCli, tmp_pat
     )
     assert result.code == 0, result.stderr
     mapped = UUID_IDS.adopt("sess-1")  # a faithful copy maps a non-UUID id to its UUIDv5
-    assert f"resume with: claude --resume={mapped}" in result.stdout
+    assert f"resume with: CLAUDE_CONFIG_DIR={out} claude --resume={mapped}" in result.stdout
     assert f"session id `sess-1` is not a UUID; the copy is `{mapped}`" in result.stderr
     (written,) = out.glob(f"projects/*/{mapped}.jsonl")
     assert "/home/dev/repo" in written.read_text()
@@ -122,13 +122,13 @@ def test_documents_need_with_and_simple_is_not_a_target(run_cli: RunCli, tmp_pat
     missing = run_cli("continue", str(path))
     assert missing.code == 2 and "pass --with <harness>" in missing.stderr
     refused = run_cli("continue", str(path), "--with", "simple")
-    assert refused.code == 1
+    assert refused.code == 2  # a refused target is bad input
     assert refused.stderr.startswith(
         "txcript: error: cannot convert to simple: simple is an interchange input"
     )
 
 
-def test_a_harness_that_cannot_be_launched_is_a_clean_failure(
+def test_a_harness_that_cannot_be_launched_is_found_before_writing(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
     env = {
@@ -138,5 +138,7 @@ def test_a_harness_that_cannot_be_launched_is_a_clean_failure(
     result = run_cli("continue", str(document(tmp_path, None)), "--with", "claude_code", env=env)
     assert result.code == 1
     assert result.stderr.splitlines()[-1] == (
-        "txcript: error: failed to launch `no-such-claude-binary`: not found (is it on PATH?)"
+        "txcript: error: `no-such-claude-binary` is not on PATH, so nothing was written; install "
+        "Claude Code, or pass --no-resume to write the copy without launching it"
     )
+    assert not (tmp_path / "claude").exists()

@@ -18,7 +18,7 @@ def test_demo_lists_continues_into_claude_code_and_shows_the_session(
     assert "$ txcript list" in out
     assert re.search(r"cursor_desktop +\S+ ago +5c2f7e0a-8d41-4b6e-9a3c-2e7d1f0b9c48", out)
     assert "cursor_desktop → claude_code" in out
-    assert re.search(r"resume with: claude --resume=[0-9a-f-]{36}", out)
+    assert re.search(r"resume with: cd \S+ && claude --resume=[0-9a-f-]{36}", out)
     # The continued session, read back from Claude Code, with every kind of block.
     for piece in (
         "[thinking]\nA test that fails intermittently",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from txcript import harnesses
-from txcript.errors import BadInput, Unconvertible
+from txcript.errors import BadInput, TxcriptError, Unconvertible
 from txcript.fragment import Span
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript, to_json
@@ -192,6 +195,8 @@ class Continued:
     notes: tuple[str, ...] = ()
     #: The backup that undoes the write (``txcript restore <id>``), where the store took one.
     backup: str | None = None
+    #: The title the target shows for a written copy (e.g. in Cursor's sidebar).
+    title: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -226,26 +231,41 @@ def continue_session(
     cwd: str | None = None,
     out: str | None = None,
     force: bool = False,
+    replace: bool = False,
+    launching: bool = False,
 ) -> Continued:
     """Write a copy of a session (or range) into a harness's store; the source is never modified.
 
     Without ``out`` the copy gets a fresh id and start time (so it can never overwrite the source)
     and a cwd that exists on this machine. With ``out`` it is a faithful export into ``out`` as the
     target's store root: id, start time and cwd are kept.
+
+    Everything that can be checked is checked before the first byte is written: ``cwd`` is an
+    existing directory, the target takes writes, and (with ``launching``) the harness's binary is
+    on PATH. ``force`` writes while the target app is running; ``replace`` lets an ``out`` copy
+    replace a session with the same id.
     """
+    if cwd is not None and not Path(cwd).is_dir():
+        raise BadInput(f"--cwd `{scrub(cwd)}` is not a directory")
+    target = harnesses.get(with_harness) if with_harness else None
+    if target is not None:
+        _check_target(target)
     opened = open_reference(reference, from_harness)
+    interchange = opened.harness.id in INTERCHANGE
     if opened.document is not None:
-        if with_harness is None:
+        if with_harness is None and interchange:
             raise BadInput(
-                "a session document has no harness of its own to resume; pass --with <harness> "
-                "(e.g. --with claude_code)"
+                f"a {opened.harness.id} document has no harness of its own to resume; pass "
+                "--with <harness> (e.g. --with claude_code)"
             )
-        if from_harness is not None and opened.harness.id in ("simple", "common"):
+        if from_harness is not None and interchange:
             raise BadInput(
                 "--from scopes the search for a local session; a document is its own input "
                 "and takes --with only"
             )
-    target = harnesses.get(with_harness) if with_harness else opened.harness
+    # A native session file (a Claude Code JSONL, a Codex rollout…) continues in its own harness.
+    target = target or opened.harness
+    _check_target(target)
     session = opened.session
     if (
         session is not None
@@ -255,6 +275,12 @@ def continue_session(
         and cwd is None
     ):
         launch_dir, launch_notes = _launch_dir(session.cwd)
+        if launch_dir is None and session.cwd and target.resume_in_cwd:
+            raise BadInput(
+                f"session cwd `{scrub(session.cwd)}` no longer exists, and {target.name} resumes "
+                "a session only from its own directory; to continue it here, run: "
+                f"txcript continue {shlex.quote(scrub(session.meta_id))} --cwd ."
+            )
         store = target.store()
         location = store.location(session.reference) if store is not None else opened.label
         return Continued(
@@ -267,14 +293,8 @@ def continue_session(
             written=False,
             notes=launch_notes,
         )
-    if target.id == "simple":
-        raise Unconvertible(
-            "simple",
-            "simple is an interchange input; sessions are continued from Simple documents, "
-            "not written into them (use `txcript export` to write one)",
-        )
-    if not target.can_write:
-        raise Unconvertible(target.id, f"writing {target.name} sessions is not supported yet")
+    if launching:
+        _check_launchable(target)
     transcript, _ = opened.sliced(check_tool_pairs=True)
     if not transcript.messages:
         raise BadInput(f"{opened.label} has no messages to continue")
@@ -306,12 +326,14 @@ def continue_session(
         raise Unconvertible(target.id, "it has no store on this machine (is HOME set?)")
     # A faithful copy keeps the source id; never let it replace a session already there (with
     # ``--out`` pointing at the live store, that would be the source itself).
-    if out is not None and not force and any(d.meta_id == meta.id for d in store.discover()):
+    if out is not None and not replace and any(d.meta_id == meta.id for d in store.discover()):
         raise BadInput(
-            f"{target.id} under {out} already holds a session `{scrub(meta.id)}`; "
-            "refusing to overwrite it (pass --force to replace it)"
+            f"{target.id} under {scrub(out)} already holds a session `{scrub(meta.id)}`; "
+            "refusing to overwrite it (pass --replace to replace it)"
         )
-    saved = store.save(target.from_common(transcript), force=force)
+    native = target.from_common(transcript)
+    # The app keeps only its own store open: a copy under another root cannot race it.
+    saved = store.save(native, force=force or (out is not None and not _is_live_root(target, out)))
     launch_dir = Path(meta.cwd) if meta.cwd and Path(meta.cwd).is_dir() else None
     return Continued(
         opened.harness.id,
@@ -323,12 +345,49 @@ def continue_session(
         written=True,
         notes=notes + saved.notes,
         backup=saved.backup,
+        title=target.to_common(native).meta.title,
     )
 
 
 def _id_shape(target: Harness[Any]) -> str:
     grammar = target.id_grammar
     return f"a {target.name} id" if grammar is None else grammar.description
+
+
+#: Interchange formats: documents to read and export, never stores to continue into.
+INTERCHANGE = ("simple", "common")
+
+
+def _check_target(target: Harness[Any]) -> None:
+    if target.id in INTERCHANGE:
+        fmt = "" if target.id == "simple" else " --format common"
+        raise BadInput(
+            f"cannot convert to {target.id}: {target.id} is an interchange input; sessions are "
+            f"continued from documents, not written into them (use `txcript export{fmt}` to "
+            "write one)"
+        )
+    if not target.can_write:
+        raise BadInput(f"cannot convert to {target.id}: writing {target.name} is not supported yet")
+
+
+def _check_launchable(target: Harness[Any]) -> None:
+    """Before writing: the binary that resumes the copy must exist, or the copy is stranded."""
+    program = target.resume_command("0")[0]
+    if shutil.which(program) is None and not (os.name == "nt" and shutil.which(program + ".cmd")):
+        raise TxcriptError(
+            f"`{scrub(program)}` is not on PATH, so nothing was written; install {target.name}, "
+            "or pass --no-resume to write the copy without launching it"
+        )
+
+
+def _is_live_root(target: Harness[Any], out: str) -> bool:
+    live = target.default_root()
+    if live is None:
+        return False
+    try:
+        return Path(out).resolve() == live.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def _launch_dir(cwd: str | None) -> tuple[Path | None, tuple[str, ...]]:
@@ -339,10 +398,23 @@ def _launch_dir(cwd: str | None) -> tuple[Path | None, tuple[str, ...]]:
     return None, ()
 
 
-def resolve_for_delete(reference: str, from_harness: str) -> Discovered:
-    """The one session ``delete`` would remove: a title several sessions share is ambiguous."""
-    harness = harnesses.get(from_harness)
-    return find_session(reference, discover([harness.id]), harness.id, unique_title=True)
+def resolve_for_delete(reference: str, from_harness: str | None = None) -> Discovered:
+    """The one session ``delete`` would remove, in one harness or in every store.
+
+    Anything that names more than one session is ambiguous: a title several sessions share, or
+    (without ``from_harness``) an id that two stores both hold.
+    """
+    scope = harnesses.get(from_harness).id if from_harness else None
+    sessions = discover([scope] if scope else ())
+    if scope is None:
+        exact = {(s.harness, s.meta_id): s for s in sessions if s.meta_id == reference}
+        if len(exact) > 1:
+            raise BadInput(
+                f"`{scrub(reference)}` is the id of sessions in "
+                + ", ".join(sorted(h for h, _ in exact))
+                + "; pass --from <harness> to choose one"
+            )
+    return find_session(reference, sessions, scope, unique_title=True)
 
 
 def delete_session(session: Discovered, *, force: bool = False) -> str | None:

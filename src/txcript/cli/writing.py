@@ -8,7 +8,16 @@ from typing import Any
 
 import click
 
-from txcript.cli.output import DIM, STORE_IDS, WRITE_IDS, colour_enabled, echo_styled, harness_style
+from txcript.cli import hints
+from txcript.cli.output import (
+    DIM,
+    STORE_IDS,
+    WRITE_IDS,
+    colour_enabled,
+    echo_styled,
+    harness_style,
+    progress,
+)
 from txcript.shared.text import scrub
 
 
@@ -23,7 +32,16 @@ from txcript.shared.text import scrub
     "--out", metavar="DIR", help="Write under DIR as the harness's root (implies --no-resume)."
 )
 @click.option("--no-resume", is_flag=True, help="Write the copy but do not launch the harness.")
-@click.option("--force", is_flag=True, help="Write even while the target app is running.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Write into the live store even while the app (Cursor) is running.",
+)
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="With --out: replace a session with the same id already in DIR.",
+)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print {harness, id, location, resume_command}."
 )
@@ -35,6 +53,7 @@ def continue_command(
     out: str | None,
     no_resume: bool,
     force: bool,
+    replace: bool,
     as_json: bool,
 ) -> None:
     """Continue a session (or a #RANGE of it) in a harness; the source is never modified.
@@ -49,32 +68,48 @@ def continue_command(
       txcript continue "Fix the parser#1-40" --with codex --no-resume
       txcript continue ./session.json --with claude_code --out ./exported
     """
+    from txcript.errors import TxcriptError
     from txcript.launch import launch
     from txcript.operations import continue_session
 
-    result = continue_session(
-        ref, with_harness=with_, from_harness=from_, cwd=cwd, out=out, force=force
-    )
+    resume = not no_resume and out is None
+    with progress("writing the copy…"):
+        result = continue_session(
+            ref,
+            with_harness=with_,
+            from_harness=from_,
+            cwd=cwd,
+            out=out,
+            force=force,
+            replace=replace,
+            launching=resume,
+        )
     for note in result.notes:
         click.echo(f"txcript: note: {scrub(note)}", err=True)
-    resume = not no_resume and out is None
     if as_json:
         click.echo(json.dumps(result.as_json(), ensure_ascii=False))
     else:
-        report_continued(result, resume_hint=not resume)
-        if result.backup:
-            click.echo(f"  undo with: txcript restore {result.backup}")
+        report_continued(result, resume_hint=not resume, out=out)
     if not resume:
         return
-    command_text = scrub(" ".join(result.resume_command))
-    where = f" (in {result.launch_cwd})" if result.launch_cwd else ""
+    command_text = hints.shell_command(result.resume_command)
+    where = f" (in {scrub(str(result.launch_cwd))})" if result.launch_cwd else ""
     click.echo(f"resuming: {command_text}{where}", err=True)
-    code = launch(result.resume_command, result.launch_cwd)
+    try:
+        code = launch(result.resume_command, result.launch_cwd)
+    except TxcriptError as exc:
+        if not result.written:
+            raise
+        raise TxcriptError(
+            f"{exc}; the copy is written at {result.location}; resume it with: "
+            f"{hints.resume_hint(result)}"
+        ) from None
     sys.exit(code)
 
 
-def report_continued(result: Any, *, resume_hint: bool) -> None:
-    """``<source> → <target>  <location>`` for a written copy, then the resume command if asked."""
+def report_continued(result: Any, *, resume_hint: bool, out: str | None = None) -> None:
+    """``<source> → <target>  <location>`` for a written copy, what to do next, and (if asked)
+    the command that resumes it, runnable as printed from any directory."""
     if result.written:
         echo_styled(
             (result.source_harness, harness_style(result.source_harness)),
@@ -84,22 +119,39 @@ def report_continued(result: Any, *, resume_hint: bool) -> None:
             (scrub(result.location), DIM),
             colour=colour_enabled(sys.stdout),
         )
+        if result.harness == "cursor_desktop":
+            # Cursor opens on its sidebar, not on a session id: say what to look for there.
+            click.echo(f"  id: {scrub(result.id)}")
+            if out is None:
+                click.echo(f"  in the sidebar as: {scrub(result.title or '(untitled)')}")
+        if result.backup:
+            click.echo(f"  undo with: {hints.shell_command(['txcript', 'restore', result.backup])}")
+        elif result.harness == "cursor_desktop" and out is None:
+            click.echo(f"  undo with: {hints.undo_hint(result)}")
+        if out is not None:
+            note = hints.out_note(result, out)
+            if note is not None:
+                click.echo(f"  note: {note}")
     if resume_hint:
-        click.echo(f"  resume with: {scrub(' '.join(result.resume_command))}")
+        click.echo(f"  resume with: {hints.resume_hint(result, out)}")
 
 
 @click.command("delete")
 @click.argument("ref")
 @click.option(
-    "--from", "from_", required=True, metavar="H", help=f"The harness that holds it: {STORE_IDS}."
+    "--from",
+    "from_",
+    metavar="H",
+    help=f"The harness that holds it (needed only when REF matches in several): {STORE_IDS}.",
 )
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--force", is_flag=True, help="Delete even while the app is running.")
-def delete_command(ref: str, from_: str, yes: bool, force: bool) -> None:
+def delete_command(ref: str, from_: str | None, yes: bool, force: bool) -> None:
     """Delete one session from a store (a backup is written first where the store keeps one).
 
     \b
     Examples:
+      txcript delete 3f1c2a4e
       txcript delete 3f1c2a4e --from cursor_desktop
       txcript delete "Scratch session" --from claude_code --yes
     """

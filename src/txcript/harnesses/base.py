@@ -117,6 +117,10 @@ class Harness(ABC, Generic[NativeT]):
     can_write: ClassVar[bool] = False
     #: The shape of the ids it resumes by; None when it has no resumable ids of its own.
     id_grammar: ClassVar[IdGrammar | None] = None
+    #: Its resume command finds a session only when started in the session's directory.
+    resume_in_cwd: ClassVar[bool] = False
+    #: The environment variable that points the harness itself at another store root.
+    root_env: ClassVar[str | None] = None
 
     # -- codec ----------------------------------------------------------------------------
     @abstractmethod

@@ -22,6 +22,8 @@ class ClaudeCode(Harness[ClaudeSession]):
     has_store = True
     can_write = True
     id_grammar = UUID_IDS
+    root_env = "CLAUDE_CONFIG_DIR"
+    resume_in_cwd = True
 
     def to_common(self, native: ClaudeSession) -> Transcript:
         from txcript.harnesses.claude_code import reader

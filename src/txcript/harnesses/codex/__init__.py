@@ -23,6 +23,7 @@ class Codex(Harness[CodexSession]):
     has_store = True
     can_write = True
     id_grammar = UUID_IDS
+    root_env = "CODEX_HOME"
 
     def to_common(self, native: CodexSession) -> Transcript:
         from txcript.harnesses.codex import codec

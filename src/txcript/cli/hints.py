@@ -1,0 +1,51 @@
+"""Commands printed for the user to run next: they must work pasted into a shell, from anywhere.
+
+A resume hint changes to the session's directory first when the harness finds sessions by the
+directory it is started in (Claude Code), and names the store override when the copy was
+written under ``--out`` (``CLAUDE_CONFIG_DIR=DIR claude --resume …``). Every piece is quoted
+for a POSIX shell, after the terminal sanitizer, so what is shown is exactly what runs.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from txcript import harnesses
+from txcript.shared.text import scrub
+
+
+def shell_command(argv: list[str]) -> str:
+    return shlex.join(scrub(arg) for arg in argv)
+
+
+def resume_hint(result: Any, out: str | None = None) -> str:
+    """The shell line that resumes a continued copy (``result`` is an ``operations.Continued``)."""
+    harness = harnesses.get(result.harness)
+    command = shell_command(result.resume_command)
+    if out is not None and harness.root_env:
+        root = scrub(str(Path(out).absolute()))
+        command = f"{harness.root_env}={shlex.quote(root)} {command}"
+    if harness.resume_in_cwd and result.launch_cwd is not None:
+        command = f"cd {shlex.quote(scrub(str(result.launch_cwd)))} && {command}"
+    return command
+
+
+def out_note(result: Any, out: str) -> str | None:
+    """For an ``--out`` copy the harness has no override for: where the app would look."""
+    harness = harnesses.get(result.harness)
+    if harness.root_env:
+        return None
+    root = harness.default_root()
+    if root is None:
+        return None
+    return (
+        f"{harness.name} reads only {scrub(str(root))}; the copy under {scrub(out)} is for "
+        "moving by hand or for another machine"
+    )
+
+
+def undo_hint(result: Any) -> str:
+    """Removing a copy written into a live store (its store backs up before deleting)."""
+    return shell_command(["txcript", "delete", result.id, "--from", result.harness, "--yes"])
