@@ -157,6 +157,8 @@ def parse_document(
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadInput(f"reading {label}: not valid UTF-8 (byte {exc.start})") from None
+    # A byte-order mark (Windows editors write one) is not part of the document.
+    text = text.removeprefix("\ufeff")
     if harness_name is not None:
         harness = harnesses.get(harness_name)
         return harness, harness.from_text(text)

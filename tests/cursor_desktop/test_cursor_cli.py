@@ -31,7 +31,7 @@ def test_list_json_gives_the_contract_shape_newest_first(run_cli: RunCli, user_d
         "cwd": "/Users/dev/acme",
         "model": "claude-fable-5",
         "timestamp": "2026-08-17T06:30:36.174Z",
-        "updated_at": None,
+        "updated_at": "2026-08-17T06:30:41.174Z",  # its header lastUpdatedAt
         "messages": None,
     }
     stamps = [row["timestamp"] for row in rows]

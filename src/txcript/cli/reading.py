@@ -21,6 +21,7 @@ from txcript.cli.output import (
     terminal_width,
     write_output,
 )
+from txcript.cli.refs import RefCommand, restore_ref
 from txcript.shared.text import scrub, scrub_block
 
 
@@ -103,8 +104,8 @@ def list_command(
         printer.print(styled(*parts))
 
 
-@click.command("view")
-@click.argument("ref")
+@click.command("view", cls=RefCommand)
+@click.argument("ref", callback=restore_ref)
 @click.option("--from", "from_", metavar="H", help=f"Look only in this harness: {STORE_IDS}.")
 @click.option("--no-pager", is_flag=True, help="Never page the output on a terminal.")
 def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
@@ -129,8 +130,8 @@ def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
     show_long(scrub_block(text), pager=not no_pager)
 
 
-@click.command("export")
-@click.argument("ref")
+@click.command("export", cls=RefCommand)
+@click.argument("ref", callback=restore_ref)
 @click.option("--from", "from_", metavar="H", help=f"Look only in this harness: {STORE_IDS}.")
 @click.option(
     "--format",

@@ -18,11 +18,12 @@ from txcript.cli.output import (
     harness_style,
     progress,
 )
+from txcript.cli.refs import RefCommand, restore_ref
 from txcript.shared.text import scrub
 
 
-@click.command("continue")
-@click.argument("ref")
+@click.command("continue", cls=RefCommand)
+@click.argument("ref", callback=restore_ref)
 @click.option(
     "--with", "with_", metavar="H", help=f"Harness to continue in (default: its own): {WRITE_IDS}."
 )

@@ -168,6 +168,10 @@ class ClaudeCodeStore:
         except TxcriptError as exc:
             warn(f"skipping {path}: {exc}")
             return None
+        if data.strip() and not data.lstrip().startswith(b"{"):
+            # Not JSON lines at all: say which file, instead of the session silently missing.
+            warn(f"skipping {path}: not a Claude Code session file (no JSON records)")
+            return None
         scan = scan_bytes(data, path.stem)
         if scan.first is None or scan.is_sidechain_file:
             return None

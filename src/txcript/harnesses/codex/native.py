@@ -132,8 +132,8 @@ def is_known_record(value: Any) -> bool:
 def parse(text: str, label: str | None = None) -> CodexSession:
     """Parse a rollout (any generation) into its native body.
 
-    A line that is not JSON is kept (so it is written back) but skipped with a warning naming
-    ``label`` and its 1-based line number; blank lines are kept silently. Lines of unknown record
+    A line that is not JSON is kept (so it is written back) but skipped, with one warning naming
+    ``label`` and the 1-based line numbers; blank lines are kept silently. Lines of unknown record
     types are kept too, but at least one line must be a record the codec reads
     (:func:`is_known_record`): any other text is :class:`~txcript.errors.Malformed`.
     """
@@ -147,14 +147,14 @@ def parse(text: str, label: str | None = None) -> CodexSession:
     raw_lines = (text[:-1] if trailing else text).split("\n")
     lines: list[Line] = []
     objects = found = False
+    broken: list[int] = []
     for number, raw in enumerate(raw_lines, start=1):
         if not raw.strip():
             lines.append(Line(raw, INVALID))
             continue
         value = try_loads(raw)
         if value is INVALID:
-            where = f"{label}: line {number}" if label else f"line {number}"
-            warn(f"{where} of the Codex rollout is not valid JSON; skipped")
+            broken.append(number)
         elif isinstance(value, dict):
             objects = True
             found = found or is_known_record(value)
@@ -168,6 +168,17 @@ def parse(text: str, label: str | None = None) -> CodexSession:
             else f"{what} holds no Codex rollout records"
         )
         raise Malformed(HARNESS, detail)
+    if broken:
+        # Said once, not once per line: a file of the wrong format would otherwise flood stderr.
+        prefix = f"{label}: " if label else ""
+        if len(broken) == 1:
+            warn(f"{prefix}line {broken[0]} of the Codex rollout is not valid JSON; skipped")
+        else:
+            shown = ", ".join(str(n) for n in broken[:5]) + (", …" if len(broken) > 5 else "")
+            warn(
+                f"{prefix}{len(broken)} lines of the Codex rollout are not valid JSON "
+                f"(lines {shown}); skipped"
+            )
     return CodexSession(lines=tuple(lines), trailing_newline=trailing)
 
 

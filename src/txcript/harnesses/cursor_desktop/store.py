@@ -71,6 +71,7 @@ from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin,
 from txcript.shared.ids import CURSOR_IDS
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
 from txcript.shared.text import shown
+from txcript.shared.timeutil import from_epoch_ms
 
 HARNESS = "cursor_desktop"
 ENV_OVERRIDE = "CURSOR_DESKTOP_USER_DIR"
@@ -287,7 +288,7 @@ def _listing_columns(schema: Schema) -> list[tuple[str, str]]:
     return [
         (column, name)
         for column, name in zip(schema.header_columns, _header_names(schema), strict=True)
-        if name in ("value", "createdat", "recency")
+        if name in ("value", "createdat", "recency", "lastupdatedat")
     ]
 
 
@@ -568,11 +569,18 @@ def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None
             continue
         if row is not None:
             header, created_at, sort_key = _table_head(cid, row, item_heads.get(cid))
+            updated = cell_integer(row.get("lastupdatedat"))
         else:
             head = _resolve_head(cid, row, item_heads.get(cid), fields or {})
             header, created_at, sort_key = head.header, head.created_at, head.sort_key
-        meta = codec.derive_meta(cid, created_at, try_loads(header), _meta_fields(fields))
-        discovered = Discovered.from_meta(HARNESS, cid, meta)
+            updated = head.last_updated_at
+        parsed_head = try_loads(header)
+        if not updated and isinstance(parsed_head, dict):
+            updated = _json_int(parsed_head.get("lastUpdatedAt"))
+        meta = codec.derive_meta(cid, created_at, parsed_head, _meta_fields(fields))
+        # The app's own last-activity time (what its sidebar sorts by), not a file mtime.
+        updated_at = from_epoch_ms(updated) if updated and 0 < updated < 2**47 else None
+        discovered = Discovered.from_meta(HARNESS, cid, meta, updated_at=updated_at)
         found.append((sort_key, discovered))
     return found
 
