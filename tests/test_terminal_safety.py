@@ -192,3 +192,11 @@ def test_keeping_offsets_keeps_the_length_and_is_just_as_safe(text: str) -> None
     kept = scrub(text, keep_offsets=True)
     assert len(kept) == len(text)
     assert_terminal_safe(kept.encode("utf-8", "surrogatepass"), colour=False)
+
+
+def test_unterminated_sequences_are_scanned_in_linear_time() -> None:
+    # Each unterminated OSC used to be scanned to the end of the text: quadratic, so a 60k-char
+    # title of `\x9dab` repeated hung the property test above. Now this finishes at once.
+    for unit in ("\x9dab", "\x1b]ab", "\x1bPx", "\x9b1", "\x1b[1"):
+        text = unit * 300_000
+        assert "\x1b" not in scrub_block(text) and "\x9d" not in scrub(text)

@@ -19,7 +19,11 @@ import re
 # ends loses only its introducer: its payload stays as visible, harmless text.
 _STRING_END = r"(?:\x1b\\|\x9c|\x07)"
 _CSI = r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"  # cursor moves, erases, colours
-_STRING = r"(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c]*" + _STRING_END
+# The body stops at any introducer too, so text full of unterminated ones is still scanned in
+# linear time (each scan ends where the next could begin).
+_STRING = (
+    r"(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9b\x9c\x9d\x90\x98\x9e\x9f]*" + _STRING_END
+)
 _ESCAPE = r"\x1b[\x20-\x2f]*[\x30-\x7e]"  # two-byte and nF escapes (ESC c resets the terminal)
 _SEQUENCE = re.compile(f"{_CSI}|{_STRING}|{_ESCAPE}", re.DOTALL)
 # What is left after sequences are gone: C0 (but tab/newline in blocks), DEL, C1, and the
