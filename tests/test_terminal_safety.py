@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from cli_helpers import claude_session, run_on_pty
 from conftest import RunCli
 from strategies import transcripts
-from txcript import view
 from txcript.cli.listing import list_lines
 from txcript.cli.output import console, styled
 from txcript.harnesses.base import Discovered
+from txcript.render import view
 from txcript.shared.text import scrub, scrub_block
 
 ATTACKS = [
