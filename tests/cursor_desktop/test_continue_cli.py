@@ -111,10 +111,12 @@ def test_the_human_output_and_the_resume_override(run_cli: RunCli, tmp_path: Pat
     assert json.loads(as_json.stdout)["resume_command"] == ["mycursor", "--open", cid]
     human = run_cli(*args, env=env)
     assert human.code == 0, human.stderr
-    first, second, third = human.stdout.splitlines()
+    first, ident, sidebar, undo, resume = human.stdout.splitlines()
     assert first.startswith("simple → cursor_desktop  ") and first.endswith(str(db_path(root)))
-    assert second.startswith("  resume with: mycursor --open ")
-    assert third.startswith("  undo with: txcript restore ")  # a row backup of this one save
+    new_id = ident.removeprefix("  id: ")
+    assert sidebar == "  in the sidebar as: Demo"
+    assert undo.startswith("  undo with: txcript restore ")  # a row backup of this one save
+    assert resume == f"  resume with: mycursor --open {new_id}"
     assert len(CursorDesktopStore(root).discover()) == 2  # every continue is a new copy
 
 
@@ -160,7 +162,7 @@ def test_out_writes_a_faithful_copy_under_another_root(run_cli: RunCli, tmp_path
     assert meta.timestamp.isoformat() == "2026-08-21T09:30:00+00:00"
     again = run_cli(
         "continue", str(document(tmp_path)), "--with", "cursor_desktop", "--out", str(out_dir),
-        "--force", "--json",
+        "--replace", "--json",
     )  # fmt: skip
     assert again.code == 0 and json.loads(again.stdout)["id"] == "sess-1"
     assert [d.reference for d in CursorDesktopStore(out_dir).discover()] == ["sess-1"]

@@ -62,7 +62,7 @@ def test_continue_out_into_the_live_store_refuses_to_overwrite_the_source(
     assert f"already holds a session `{DOC_ID}`" in one_line(again.stderr)
     assert written.read_bytes() == before
     forced = run_cli(
-        "continue", DOC_ID, "--from", "claude_code", "--out", str(claude), "--force", env=env
+        "continue", DOC_ID, "--from", "claude_code", "--out", str(claude), "--replace", env=env
     )
     assert forced.code == 0, forced.stderr
 
