@@ -113,11 +113,11 @@ def test_no_arguments_prints_a_short_usage_and_exits_2(run_cli: RunCli) -> None:
     result = run_cli()
     assert result.code == 2
     assert result.stdout == ""
-    assert result.stderr.splitlines() == [
-        "Usage: txcript COMMAND [ARGS]...",
-        "Commands: list, view, export, continue, convert, delete, restore, harnesses, demo",
-        "Try `txcript --help` for details, or `txcript demo` to see it work.",
-    ]
+    usage, commands, hint = result.stderr.splitlines()
+    assert usage == "Usage: txcript COMMAND [ARGS]..."
+    names = commands.removeprefix("Commands: ").split(", ")
+    assert names[0] == "list" and {"view", "export", "continue", "demo"} <= set(names)
+    assert hint == "Try `txcript --help` for details, or `txcript demo` to see it work."
 
 
 @pytest.mark.parametrize(
@@ -138,7 +138,8 @@ def test_every_command_help_has_examples_and_the_harness_ids(run_cli: RunCli, co
 def test_the_top_help_lists_commands_in_workflow_order(run_cli: RunCli) -> None:
     out = run_cli("--help").stdout
     order = [m.group(1) for m in re.finditer(r"^  (\w+)  ", out, re.M)]
-    assert order[:5] == ["list", "view", "export", "continue", "convert"]
+    workflow = ["list", "view", "export", "continue", "convert", "delete"]
+    assert [name for name in order if name in workflow] == workflow
     assert out.rstrip().endswith(f"harnesses: {WORKING}")
 
 

@@ -276,10 +276,10 @@ def continue_session(
     ):
         launch_dir, launch_notes = _launch_dir(session.cwd)
         if launch_dir is None and session.cwd and target.resume_in_cwd:
-            raise BadInput(
-                f"session cwd `{scrub(session.cwd)}` no longer exists, and {target.name} resumes "
+            launch_notes = (
+                f"session cwd `{scrub(session.cwd)}` no longer exists, and {target.name} finds "
                 "a session only from its own directory; to continue it here, run: "
-                f"txcript continue {shlex.quote(scrub(session.meta_id))} --cwd ."
+                f"txcript continue {shlex.quote(scrub(session.meta_id))} --cwd .",
             )
         store = target.store()
         location = store.location(session.reference) if store is not None else opened.label

@@ -111,7 +111,7 @@ def test_the_human_output_and_the_resume_override(run_cli: RunCli, tmp_path: Pat
     assert json.loads(as_json.stdout)["resume_command"] == ["mycursor", "--open", cid]
     human = run_cli(*args, env=env)
     assert human.code == 0, human.stderr
-    first, ident, sidebar, undo, resume = human.stdout.splitlines()
+    first, ident, sidebar, resume, undo = human.stdout.splitlines()
     assert first.startswith("simple → cursor_desktop  ") and first.endswith(str(db_path(root)))
     new_id = ident.removeprefix("  id: ")
     assert sidebar == "  in the sidebar as: Demo"

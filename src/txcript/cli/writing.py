@@ -125,16 +125,17 @@ def report_continued(result: Any, *, resume_hint: bool, out: str | None = None) 
             click.echo(f"  id: {scrub(result.id)}")
             if out is None:
                 click.echo(f"  in the sidebar as: {scrub(result.title or '(untitled)')}")
-        if result.backup:
-            click.echo(f"  undo with: {hints.shell_command(['txcript', 'restore', result.backup])}")
-        elif result.harness == "cursor_desktop" and out is None:
-            click.echo(f"  undo with: {hints.undo_hint(result)}")
         if out is not None:
             note = hints.out_note(result, out)
             if note is not None:
                 click.echo(f"  note: {note}")
     if resume_hint:
         click.echo(f"  resume with: {hints.resume_hint(result, out)}")
+    if result.written:
+        if result.backup:
+            click.echo(f"  undo with: {hints.shell_command(['txcript', 'restore', result.backup])}")
+        elif result.harness == "cursor_desktop" and out is None:
+            click.echo(f"  undo with: {hints.undo_hint(result)}")
 
 
 @click.command("delete")
