@@ -25,6 +25,7 @@ class CursorCli(Harness[CursorChat]):
     has_store = True
     can_write = True
     id_grammar = UUID_IDS
+    resume_in_cwd = True  # agent --resume finds chats under the workspace it starts in
 
     def to_common(self, native: CursorChat) -> Transcript:
         from txcript.harnesses.cursor_cli import codec
