@@ -114,7 +114,7 @@ def test_a_launch_that_fails_after_writing_says_the_copy_exists(
     last = result.stderr.splitlines()[-1]
     assert last == (
         "txcript: error: failed to launch `claude`: No such file or directory; the copy is "
-        f"written at {written}; resume it with: cd {tmp_path / 'project'} && claude --resume "
+        f"written at {written}; resume it with: cd {tmp_path / 'project'} && claude --resume="
         f"{written.stem}"
     )
 
@@ -143,14 +143,15 @@ def test_out_keeps_an_existing_copy_unless_replace(
     run_cli: RunCli, doc: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    first = run_cli("continue", str(doc), "--with", "claude_code", "--out", str(out))
+    first = run_cli("continue", str(doc), "--with", "claude_code", "--out", str(out), "--json")
     assert first.code == 0, first.stderr
+    kept = json.loads(first.stdout)["id"]  # the source id, or the UUID it maps to
     before = tree(out)
     again = run_cli("continue", str(doc), "--with", "claude_code", "--out", str(out))
     one_line_error(
         again,
         2,
-        f"claude_code under {out} already holds a session `sess-1`; refusing to overwrite it "
+        f"claude_code under {out} already holds a session `{kept}`; refusing to overwrite it "
         "(pass --replace to replace it)",
     )
     assert tree(out) == before

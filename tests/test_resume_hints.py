@@ -25,7 +25,8 @@ import json, os, sys
 sys.path[:0] = {paths!r}
 from txcript.harnesses.claude_code.store import encode_project
 root = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.environ["HOME"], ".claude")
-session = sys.argv[sys.argv.index("--resume") + 1]
+args = sys.argv[1:]
+session = next(a.split("=", 1)[1] for a in args if a.startswith("--resume="))
 path = os.path.join(root, "projects", encode_project(os.getcwd()), session + ".jsonl")
 with open({log!r}, "w") as log:
     json.dump({{"argv": sys.argv[1:], "cwd": os.getcwd(), "found": os.path.isfile(path)}}, log)
@@ -67,13 +68,13 @@ def test_the_no_resume_hint_finds_the_copy_from_another_directory(
     assert result.code == 0, result.stderr
     (written,) = (isolated_home / ".claude").glob("projects/*/*.jsonl")
     hint = hint_of(result.stdout)
-    assert hint == f"cd {shlex.quote(str(project))} && claude --resume {written.stem}"
+    assert hint == f"cd {shlex.quote(str(project))} && claude --resume={written.stem}"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert run_hint(hint, elsewhere, env) == 0
     assert json.loads(log.read_text())["found"] is True
     # Without the cd, the same command from elsewhere would not find it: the cd is what works.
-    assert run_hint(f"claude --resume {written.stem}", elsewhere, env) == 3
+    assert run_hint(f"claude --resume={written.stem}", elsewhere, env) == 3
 
 
 def test_the_out_hint_points_the_harness_at_the_directory(run_cli: RunCli, tmp_path: Path) -> None:
@@ -88,8 +89,9 @@ def test_the_out_hint_points_the_harness_at_the_directory(run_cli: RunCli, tmp_p
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     result = run_cli("continue", str(document), "--with", "claude_code", "--out", str(out))
     assert result.code == 0, result.stderr
+    (written,) = out.glob("projects/*/*.jsonl")
     hint = hint_of(result.stdout)
-    assert hint == f"cd {project} && CLAUDE_CONFIG_DIR={out} claude --resume sess-1"
+    assert hint == f"cd {project} && CLAUDE_CONFIG_DIR={out} claude --resume={written.stem}"
     assert run_hint(hint, tmp_path, env) == 0
     assert json.loads(log.read_text())["found"] is True
 
@@ -98,9 +100,12 @@ def test_the_codex_out_hint_names_codex_home(run_cli: RunCli, tmp_path: Path) ->
     document = tmp_path / "session.json"
     document.write_text(EXPORTED)
     out = tmp_path / "codex-out"
-    result = run_cli("continue", str(document), "--with", "codex", "--out", str(out))
+    result = run_cli("continue", str(document), "--with", "codex", "--out", str(out), "--json")
     assert result.code == 0, result.stderr
-    assert hint_of(result.stdout) == f"CODEX_HOME={out} codex resume sess-1"
+    kept = json.loads(result.stdout)["id"]
+    human = run_cli("continue", str(document), "--with", "codex", "--out", str(out), "--replace")
+    assert human.code == 0, human.stderr
+    assert hint_of(human.stdout) == f"CODEX_HOME={out} codex resume {kept}"
 
 
 def test_a_cursor_write_prints_the_id_the_sidebar_title_and_the_undo(
@@ -141,6 +146,6 @@ def test_an_in_place_continue_whose_cwd_is_gone_suggests_cwd_dot(
         "finds a session only from its own directory; to continue it here, run: "
         f"txcript continue {sid} --cwd .\n"
     )
-    assert result.stdout == f"  resume with: claude --resume {sid}\n"
+    assert result.stdout == f"  resume with: claude --resume={sid}\n"
     assert sorted(p.name for p in (isolated_home / ".claude").rglob("*")) == before
     assert encode_project(str(tmp_path / "gone"))  # the store keyed it by the gone directory

@@ -372,7 +372,7 @@ def _check_target(target: Harness[Any]) -> None:
 
 def _check_launchable(target: Harness[Any]) -> None:
     """Before writing: the binary that resumes the copy must exist, or the copy is stranded."""
-    program = target.resume_command("0")[0]
+    program = target.resume_command(target.new_session_id())[0]
     if shutil.which(program) is None and not (os.name == "nt" and shutil.which(program + ".cmd")):
         raise TxcriptError(
             f"`{scrub(program)}` is not on PATH, so nothing was written; install {target.name}, "
