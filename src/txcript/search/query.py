@@ -127,13 +127,9 @@ def search(
         for doc in sorted(docs - best.keys(), key=rank.__getitem__):
             best.update(_best(pattern, index.lines_of(doc, origins)))
     chosen = sorted(best, key=lambda d: (-best[d], rank[d]))[:limit]
-    matches = []
+    scored = []
     for doc in chosen:
         score, hits = _hits(pattern, index.lines_of(doc, origins), hits_per_session)
-        matches.append(SessionMatch(by_doc[doc], score, hits))
-    matches.sort(key=lambda m: (-m.score, rank[_doc_of(known, m.session)]))
-    return matches
-
-
-def _doc_of(known: dict[tuple[str, str, str], tuple[int, str]], session: Discovered) -> int:
-    return known[session_key(session)][0]
+        scored.append((score, rank[doc], SessionMatch(by_doc[doc], score, hits)))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [match for _, _, match in scored]
