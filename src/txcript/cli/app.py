@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from txcript import __version__
-from txcript.cli import archive, demo, query, reading, serve, writing
+from txcript.cli import archive, demo, doctor, query, reading, serve, writing
 from txcript.cli.output import FORMAT_IDS
 from txcript.shared.text import scrub
 
@@ -65,6 +65,7 @@ for _command in (
     writing.restore_command,
     writing.backup_command,
     reading.harnesses_command,
+    doctor.doctor_command,
     serve.mcp_command,
     serve.completion_command,
     demo.demo_command,

@@ -121,6 +121,8 @@ class Harness(ABC, Generic[NativeT]):
     resume_in_cwd: ClassVar[bool] = False
     #: The environment variable that points the harness itself at another store root.
     root_env: ClassVar[str | None] = None
+    #: The commands that start the harness (``txcript doctor`` looks for them on PATH).
+    executables: ClassVar[tuple[str, ...]] = ()
 
     # -- codec ----------------------------------------------------------------------------
     @abstractmethod

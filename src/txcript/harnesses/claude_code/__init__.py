@@ -23,6 +23,7 @@ class ClaudeCode(Harness[ClaudeSession]):
     can_write = True
     id_grammar = UUID_IDS
     root_env = "CLAUDE_CONFIG_DIR"
+    executables = ("claude",)
     resume_in_cwd = True
 
     def to_common(self, native: ClaudeSession) -> Transcript:

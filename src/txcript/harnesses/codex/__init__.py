@@ -24,6 +24,7 @@ class Codex(Harness[CodexSession]):
     can_write = True
     id_grammar = UUID_IDS
     root_env = "CODEX_HOME"
+    executables = ("codex",)
 
     def to_common(self, native: CodexSession) -> Transcript:
         from txcript.harnesses.codex import codec

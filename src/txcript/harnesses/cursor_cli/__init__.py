@@ -26,6 +26,7 @@ class CursorCli(Harness[CursorChat]):
     can_write = True
     id_grammar = UUID_IDS
     resume_in_cwd = True  # agent --resume finds chats under the workspace it starts in
+    executables = ("agent", "cursor-agent")
 
     def to_common(self, native: CursorChat) -> Transcript:
         from txcript.harnesses.cursor_cli import codec

@@ -21,6 +21,7 @@ class CursorDesktop(Harness[CursorSession]):
     has_store = True
     can_write = True
     id_grammar = CURSOR_IDS
+    executables = ("cursor",)
 
     def to_common(self, native: CursorSession) -> Transcript:
         from txcript.harnesses.cursor_desktop import codec

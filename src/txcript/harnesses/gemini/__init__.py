@@ -21,6 +21,7 @@ class Gemini(Harness[GeminiSession]):
     name = "Gemini CLI"
     has_store = True
     can_write = True
+    executables = ("gemini",)
     resume_in_cwd = True  # gemini --resume looks in the project of the directory it starts in
 
     def to_common(self, native: GeminiSession) -> Transcript:

@@ -23,6 +23,7 @@ class OpenCode(Harness[OpenCodeSession]):
     has_store = True
     can_write = True
     id_grammar = OPENCODE_IDS
+    executables = ("opencode",)
 
     def to_common(self, native: OpenCodeSession) -> Transcript:
         from txcript.harnesses.opencode import codec
