@@ -23,6 +23,7 @@ import os
 import platform
 import re
 import shutil
+import stat
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -35,6 +36,7 @@ import msgspec
 
 from txcript import __version__, harnesses
 from txcript.diagnostics import TranscriptWarning
+from txcript.errors import TxcriptError
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import ToolResult, Transcript
 from txcript.shared import backups, dirs
@@ -245,8 +247,10 @@ def _app_running(harness: Harness[Any]) -> bool | None:
         return None
     try:
         harness.refuse_while_running()
-    except Exception:
+    except TxcriptError:
         return True
+    except Exception:  # the process table could not be read: unknown, not "running"
+        return None
     return False
 
 
@@ -264,7 +268,8 @@ def _size_of(path: Path) -> int:
                 info = os.lstat(os.path.join(directory, name))
             except OSError:
                 continue
-            total += info.st_size if not os.path.islink(os.path.join(directory, name)) else 0
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
     return total
 
 
