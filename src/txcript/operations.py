@@ -218,7 +218,7 @@ def _rehome(cwd: str | None, explicit: str | None) -> tuple[str, tuple[str, ...]
     here = str(Path.cwd())
     if not cwd:
         return here, (f"the session has no working directory; using {here}",)
-    if not Path(cwd).is_dir():
+    if not os.path.isdir(cwd):
         return here, (f"session cwd `{cwd}` does not exist here; using {here}",)
     return cwd, ()
 
@@ -245,7 +245,7 @@ def continue_session(
     on PATH. ``force`` writes while the target app is running; ``replace`` lets an ``out`` copy
     replace a session with the same id.
     """
-    if cwd is not None and not Path(cwd).is_dir():
+    if cwd is not None and not os.path.isdir(cwd):
         raise BadInput(f"--cwd `{scrub(cwd)}` is not a directory")
     target = harnesses.get(with_harness) if with_harness else None
     if target is not None:
@@ -334,7 +334,7 @@ def continue_session(
     native = target.from_common(transcript)
     # The app keeps only its own store open: a copy under another root cannot race it.
     saved = store.save(native, force=force or (out is not None and not _is_live_root(target, out)))
-    launch_dir = Path(meta.cwd) if meta.cwd and Path(meta.cwd).is_dir() else None
+    launch_dir = Path(meta.cwd) if meta.cwd and os.path.isdir(meta.cwd) else None
     return Continued(
         opened.harness.id,
         target.id,
@@ -391,7 +391,7 @@ def _is_live_root(target: Harness[Any], out: str) -> bool:
 
 
 def _launch_dir(cwd: str | None) -> tuple[Path | None, tuple[str, ...]]:
-    if cwd and Path(cwd).is_dir():
+    if cwd and os.path.isdir(cwd):
         return Path(cwd), ()
     if cwd:
         return None, (f"session cwd `{cwd}` no longer exists; resuming from the current directory",)

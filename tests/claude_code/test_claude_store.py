@@ -391,7 +391,7 @@ def test_side_files_are_not_written_through_a_symlinked_session_directory(
         native.session_id, native.lines, True, (SideFile("subagents/agent-1.jsonl", b"{}\n"),)
     )
     before = Path(first.reference).read_bytes()
-    with pytest.raises(BadInput, match="is a symbolic link"):
+    with pytest.raises(StoreError, match="is a symbolic link"):
         store(root).save(with_side)
     assert list(outside.iterdir()) == []
     assert Path(first.reference).read_bytes() == before

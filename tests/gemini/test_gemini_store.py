@@ -251,10 +251,10 @@ def test_a_failed_save_leaves_nothing_behind(root: Path, monkeypatch: pytest.Mon
 
     real = files.write_atomic
 
-    def failing(path: Path, data: bytes) -> None:
+    def failing(path: Path, data: bytes, **options: bool) -> None:
         if path.suffix == ".jsonl":
             raise StoreError("disk full")
-        real(path, data)
+        real(path, data, **options)
 
     monkeypatch.setattr(files, "write_atomic", failing)
     with pytest.raises(StoreError, match="disk full"):

@@ -123,13 +123,17 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, follow_symlinks: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
-    A symlink is written through (its target is replaced, the link stays); an existing file keeps
-    its permission bits, a new one gets the umask's (``mkstemp`` alone would leave 0600).
+    A symlink is written through (its target is replaced, the link stays), unless
+    ``follow_symlinks`` is false (every store write): then a link at ``path`` is refused, checked
+    again with ``lstat`` right before the rename. An existing file keeps its permission bits, a
+    new one gets the umask's (``mkstemp`` alone would leave 0600).
     """
     if path.is_symlink():
+        if not follow_symlinks:
+            raise PathRefused(f"refusing to write {path}: it is a symbolic link")
         path = path.resolve()
     try:
         mode = path.stat().st_mode & 0o7777
@@ -146,11 +150,17 @@ def write_atomic(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, mode)
+        if not follow_symlinks and os.path.islink(path):
+            raise PathRefused(f"refusing to write {path}: it became a symbolic link")
         os.replace(temp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def write_output_file(path: Path, data: bytes) -> None:
@@ -242,14 +252,130 @@ class Undo:
             raise StoreError(f"creating {directory}: {exc.strerror or exc}") from None
 
     def write(self, path: Path, data: bytes) -> None:
-        """Write ``path`` atomically; an undo puts back what it held (or removes it)."""
+        """Write ``path`` atomically, never through a symlink; an undo puts back what it held
+        (or removes it)."""
         if not os.path.lexists(path):
-            write_atomic(path, data)
+            write_atomic(path, data, follow_symlinks=False)
             self._steps.append(path.unlink)
             return
-        try:
-            previous = path.read_bytes()
-        except OSError as exc:
-            raise StoreError(f"reading {path}: {exc.strerror or exc}") from None
-        write_atomic(path, data)
-        self._steps.append(lambda: write_atomic(path, previous))
+        if os.path.islink(path):
+            raise PathRefused(f"refusing to write {path}: it is a symbolic link")
+        previous = read_regular(path, limit=MAX_SESSION_FILE_BYTES)
+        write_atomic(path, data, follow_symlinks=False)
+        self._steps.append(lambda: write_atomic(path, previous, follow_symlinks=False))
+
+
+# ------------------------------------------------------------------------------ write preflight
+
+#: The longest file name (one path component, in bytes) the common file systems accept.
+NAME_MAX = 255
+
+
+class PathRefused(StoreError):
+    """A store write that would leave the store, pass a symlink, or cannot be made (exit 1)."""
+
+
+def preflight_write(
+    root: Path, targets: Iterable[Path], *, store: str, links_only: bool = False
+) -> None:
+    """Check every file a store write will create or replace, before its first byte.
+
+    ``targets`` are the files (and fallbacks) the write may touch, each under ``root``. For each
+    one, from ``root`` down: every component is at most :data:`NAME_MAX` bytes; nothing below
+    ``root`` is a symbolic link (``root`` itself and its ancestors may be: a linked ``~/.claude``
+    is the user's choice); what exists on the way is a directory the user can search; the
+    deepest existing directory is writable; an existing target is a regular file; and the
+    resolved path stays inside the resolved root. Any failure raises :class:`PathRefused`, a
+    one-line error, with nothing written. Writers then replace files without following links
+    (:func:`write_atomic` with ``follow_symlinks=False``), which closes the gap left between
+    this check and the write.
+
+    ``links_only`` keeps just the symlink and containment rules, for a writer that checks access
+    and file types itself with messages of its own (Cursor desktop's save transaction).
+    """
+    base = Path(os.path.abspath(root))
+    if not links_only:
+        _check_ancestors(base, store)
+    try:
+        real_base = Path(os.path.realpath(base))
+    except OSError as exc:
+        raise PathRefused(f"cannot write under {root}: {exc.strerror or exc}") from None
+    for target in targets:
+        _check_target(base, real_base, Path(os.path.abspath(target)), store, links_only)
+
+
+def _lstat(path: Path, target: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise PathRefused(f"cannot write {target}: {path}: {exc.strerror or exc}") from None
+
+
+def _check_names(path: Path) -> None:
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            shown = part if len(part) <= 40 else part[:39] + "…"
+            raise PathRefused(
+                f"cannot write {shown!r}: a path component is {size} bytes "
+                f"(file names are limited to {NAME_MAX})"
+            )
+
+
+def _check_ancestors(base: Path, store: str) -> None:
+    """The root (or its deepest existing ancestor) is a directory this user may write in."""
+    _check_names(base)
+    current = base
+    while True:
+        status = _lstat(current, base)
+        if status is not None:
+            break
+        if current.parent == current:
+            raise PathRefused(f"cannot write under {base}: no existing directory above it")
+        current = current.parent
+    if not stat.S_ISDIR(os.stat(current).st_mode):
+        raise PathRefused(f"cannot write the {store} store at {base}: {current} is not a directory")
+    _check_writable(current, base)
+
+
+def _check_writable(directory: Path, target: Path) -> None:
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PathRefused(f"cannot write {target}: permission denied in {directory}")
+
+
+def _check_target(base: Path, real_base: Path, target: Path, store: str, links_only: bool) -> None:
+    if not links_only:
+        _check_names(target)
+    if target == base or not target.is_relative_to(base):
+        raise PathRefused(f"refusing to write {target}: it is outside the {store} store {base}")
+    current = base
+    deepest = base if os.path.lexists(base) else None
+    parts = target.relative_to(base).parts
+    for index, part in enumerate(parts):
+        current = current / part
+        status = _lstat(current, target)
+        if status is None:
+            break
+        last = index == len(parts) - 1
+        if stat.S_ISLNK(status.st_mode):
+            raise PathRefused(
+                f"refusing to write {target}: {current} is a symbolic link and could lead "
+                f"outside the {store} store"
+            )
+        if links_only:
+            continue
+        if last and not stat.S_ISREG(status.st_mode):
+            raise PathRefused(f"refusing to write {target}: it is {_kind(status.st_mode)}")
+        if not last:
+            if not stat.S_ISDIR(status.st_mode):
+                raise PathRefused(f"cannot write {target}: {current} is not a directory")
+            if not os.access(current, os.X_OK):
+                raise PathRefused(f"cannot write {target}: permission denied in {current}")
+            deepest = current
+    if deepest is not None and not links_only:
+        _check_writable(deepest, target)
+    real_parent = Path(os.path.realpath(deepest if deepest is not None else base))
+    if not real_parent.is_relative_to(real_base):
+        raise PathRefused(f"refusing to write {target}: it resolves outside the {store} store")

@@ -45,6 +45,7 @@ from txcript.shared.files import (
     decode_lossless,
     file_fingerprints,
     modified_at,
+    preflight_write,
     read_regular,
     read_regular_stat,
     write_atomic,
@@ -230,7 +231,12 @@ class ClaudeCodeStore:
         A name longer than Claude Code keeps is matched against existing directories that
         start with its kept prefix; otherwise the full encoding is used.
         """
-        name = encode_project(cwd if cwd else os.getcwd())
+        if not cwd:
+            try:
+                cwd = os.getcwd()
+            except OSError as exc:
+                raise StoreError(f"the current directory is gone: {exc.strerror or exc}") from None
+        name = encode_project(cwd)
         if len(name) > _MAX_PROJECT_NAME:
             prefix = name[:_MAX_PROJECT_NAME]
             try:
@@ -264,8 +270,8 @@ class ClaudeCodeStore:
             data = render_text(native).encode("utf-8", errors="surrogateescape")
         except UnicodeEncodeError as exc:
             raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
-        for side in native.side_files:
-            _refuse_links_below(directory, directory / session_id / side.path)
+        targets = [path, *(directory / session_id / side.path for side in native.side_files)]
+        preflight_write(self.root, targets, store="Claude Code")
         undo = Undo()
         try:
             undo.make_dirs(directory)
@@ -273,7 +279,7 @@ class ClaudeCodeStore:
                 target = directory / session_id / side.path
                 undo.make_dirs(target.parent)
                 undo.write(target, side.data)
-            write_atomic(path, data)
+            write_atomic(path, data, follow_symlinks=False)
         except OSError as exc:
             undo.run()
             raise StoreError(f"writing {directory}: {exc.strerror or exc}") from None
@@ -365,16 +371,3 @@ class ClaudeCodeStore:
     # -- change cursors ---------------------------------------------------------------------
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         return file_fingerprints(references)
-
-
-def _refuse_links_below(base: Path, target: Path) -> None:
-    """Refuse a write whose path below ``base`` passes through a symlink (it could lead out)."""
-    relative = target.relative_to(base)
-    current = base
-    for part in relative.parts:
-        current = current / part
-        if current.is_symlink():
-            raise BadInput(
-                f"refusing to write {target}: {current} is a symbolic link and could lead "
-                "outside the Claude Code store"
-            )

@@ -39,6 +39,7 @@ import contextlib
 import importlib
 import io
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -53,11 +54,13 @@ from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     MAX_SIDE_FILE_BYTES,
     FileRefused,
+    PathRefused,
     Undo,
     decode_lossless,
     file_fingerprints,
     modified_at,
     open_regular,
+    preflight_write,
     read_capped,
     read_regular,
 )
@@ -215,8 +218,14 @@ def _append_index(path: Path, thread_id: str, name: str) -> Callable[[], None]:
     """Append a name line to the index; returns the step that cuts it off again."""
     entry = dumps({"id": thread_id, "thread_name": name, "updated_at": stamp(now())}) + "\n"
     existed = os.path.lexists(path)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     try:
-        with open(path, "ab+") as handle:
+        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise PathRefused(f"refusing to write {path}: it is not a regular file")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "ab+") as handle:
             handle.seek(0, io.SEEK_END)
             before = handle.tell()
             if before:
@@ -350,6 +359,9 @@ class CodexStore:
         except UnicodeEncodeError as exc:
             raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
         db = statedb.find(self.root)
+        preflight_write(
+            self.root, [path, self.index, *([db] if db is not None else [])], store="Codex"
+        )
         thread = None
         if db is not None:
             statedb.check(db)
@@ -365,6 +377,9 @@ class CodexStore:
             undo.write(path, data)
             if db is not None and thread is not None:
                 statedb.register(db, thread)
+        except OSError as exc:
+            undo.run()
+            raise StoreError(f"writing {exc.filename or path}: {exc.strerror or exc}") from None
         except BaseException:
             undo.run()
             raise

@@ -68,6 +68,7 @@ from txcript.harnesses.cursor_desktop.database import (
     quote_identifier,
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
+from txcript.shared.files import preflight_write
 from txcript.shared.ids import CURSOR_IDS
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
 from txcript.shared.text import shown
@@ -509,6 +510,7 @@ class CursorDesktopStore:
         from txcript.harnesses.cursor_desktop import saving
 
         CURSOR_IDS.check(saving.session_id_of(native), "Cursor desktop")
+        preflight_write(self.root, [self.database], store="Cursor desktop", links_only=True)
         return saving.save(
             self.database, self.root, native, force=force, busy_timeout=self.busy_timeout
         )
