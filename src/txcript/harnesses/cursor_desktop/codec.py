@@ -62,10 +62,12 @@ Writing (:func:`from_common`) lives in :mod:`.write`; tool mapping in :mod:`.too
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+import msgspec
 
 from txcript.harnesses.cursor_desktop import tools
 from txcript.harnesses.cursor_desktop.native import CursorSession
@@ -226,6 +228,15 @@ def _parsed_rows(session: CursorSession) -> list[tuple[str, dict[str, Any]]]:
     return rows
 
 
+def _listed_ids(composer: Any) -> list[str]:
+    headers = lookup(composer, ("fullConversationHeadersOnly",))
+    return [
+        entry["bubbleId"]
+        for entry in (headers if isinstance(headers, list) else [])
+        if isinstance(entry, dict) and isinstance(entry.get("bubbleId"), str)
+    ]
+
+
 def _ordered(rows: list[tuple[str, dict[str, Any]]], composer: Any) -> list[dict[str, Any]]:
     documents: dict[str, dict[str, Any]] = {}
     row_order: list[str] = []
@@ -233,18 +244,73 @@ def _ordered(rows: list[tuple[str, dict[str, Any]]], composer: Any) -> list[dict
         if identity not in documents:
             row_order.append(identity)
         documents[identity] = document
-    headers = lookup(composer, ("fullConversationHeadersOnly",))
-    listed = [
-        entry["bubbleId"]
-        for entry in (headers if isinstance(headers, list) else [])
-        if isinstance(entry, dict) and isinstance(entry.get("bubbleId"), str)
-    ]
+    listed = _listed_ids(composer)
     ordered, seen = [], set()
     for identity in listed or row_order:
         if identity in documents and identity not in seen:
             seen.add(identity)
             ordered.append(documents[identity])
     return ordered
+
+
+class _BubbleIdentity(msgspec.Struct):
+    """Only a bubble's ``bubbleId``; every other member is validated and skipped, unbuilt."""
+
+    bubbleId: Any = msgspec.UNSET
+
+
+_identity_decoder = msgspec.json.Decoder(_BubbleIdentity)
+
+
+class _Disagree(Exception):
+    """The cheap identity pass read a row differently from the full parse (a rare document
+    msgspec skips but :func:`try_loads` refuses); the session is read the eager way instead."""
+
+
+def _lazy_ordered(session: CursorSession, composer: Any) -> Iterator[dict[str, Any]] | None:
+    """What ``_ordered(_parsed_rows(session), composer)`` gives, each document parsed only when
+    the fold reaches it, so a long session never holds every parsed bubble at once.
+
+    A first pass reads only each row's identity (:class:`_BubbleIdentity`); a row it declines
+    (not an object, integers beyond 64 bits …) is parsed fully there. None when two rows share
+    an identity: the eager path handles that rare case. The generator raises :class:`_Disagree`
+    when a full parse does not confirm what the first pass saw.
+    """
+    rows: dict[str, int | dict[str, Any]] = {}
+    bubbles = session.bubbles
+    for index, row in enumerate(bubbles):
+        identity: Any
+        entry: int | dict[str, Any] = index
+        try:
+            identity = _identity_decoder.decode(row.value).bubbleId
+        except (msgspec.DecodeError, RecursionError):
+            document = try_loads(row.value)
+            if not isinstance(document, dict):
+                continue
+            identity, entry = document.get("bubbleId"), document
+        key = identity if isinstance(identity, str) else row.key
+        if key in rows:
+            return None
+        rows[key] = entry
+
+    def documents() -> Iterator[dict[str, Any]]:
+        for identity in _listed_ids(composer) or list(rows):
+            entry = rows.pop(identity, None)
+            if entry is None:
+                continue
+            if isinstance(entry, dict):
+                yield entry
+                continue
+            row = bubbles[entry]
+            document = try_loads(row.value)
+            if not isinstance(document, dict):
+                raise _Disagree
+            found = document.get("bubbleId")
+            if (found if isinstance(found, str) else row.key) != identity:
+                raise _Disagree
+            yield document
+
+    return documents()
 
 
 def _inline_conversation(composer: Any) -> list[dict[str, Any]] | None:
@@ -374,7 +440,6 @@ def to_common(session: CursorSession) -> Transcript:
     """Read a native session as Common. Never fails; see the module docstring for the rules."""
     head = try_loads(session.header)
     composer = None if session.composer_data is None else try_loads(session.composer_data)
-    rows = _parsed_rows(session)
     meta = derive_meta(
         _session_id(session, head),
         session.created_at,
@@ -382,5 +447,13 @@ def to_common(session: CursorSession) -> Transcript:
         composer_fields(composer),
     )
     inline = _inline_conversation(composer)
-    bubbles = inline if inline is not None else _ordered(rows, composer)
+    if inline is not None:
+        return Transcript(meta=meta, messages=_Folder(meta).fold(inline))
+    lazy = _lazy_ordered(session, composer)
+    if lazy is not None:
+        try:
+            return Transcript(meta=meta, messages=_Folder(meta).fold(lazy))
+        except _Disagree:
+            pass
+    bubbles = _ordered(_parsed_rows(session), composer)
     return Transcript(meta=meta, messages=_Folder(meta).fold(bubbles))

@@ -147,11 +147,11 @@ SELECT {columns} FROM kinds JOIN cursorDiskKV d
   ON (d.key = kinds.k || ?1 OR (d.key >= kinds.k || ?1 || ':' AND d.key < kinds.k || ?1 || ';'))
 WHERE kinds.k IS NOT NULL AND kinds.k NOT IN ('bubbleId:', 'composerData:', 'agentKv:')
 """
-#: Aux rows of a session for a load (parameter 1: the composer id): NULL tombstones dropped,
-#: in rowid order.
+#: Aux rows of a session for a load (parameter 1: the composer id) as ``(rowid, key, value)``:
+#: NULL tombstones dropped, unordered (the caller sorts the rowids; see ``store._rows_by_rowid``).
 AUX_ROWS_SQL = (
-    AUX_MATCH.format(columns="d.key, CAST(d.value AS TEXT)")
-    + "  AND d.value IS NOT NULL\nORDER BY d.rowid\n"
+    AUX_MATCH.format(columns="d.rowid, d.key, CAST(d.value AS TEXT)")
+    + "  AND d.value IS NOT NULL\n"
 )
 #: Keys of every aux row of a session, NULL-valued ones included, so a delete leaves no
 #: tombstone of the session behind.

@@ -30,7 +30,9 @@ its fields. ``JSON.stringify``, which writes these cells, cannot produce such a 
 cells that are not UTF-8 are dropped. Bubbles are the exact key range in rowid order. Aux rows
 are the rows keyed ``<kind>:<cid>`` or ``<kind>:<cid>:…`` for every kind except ``bubbleId``,
 ``composerData`` and ``agentKv``, matched exactly (:data:`.database.AUX_ROWS_SQL`), in rowid
-order.
+order. The rowid order is sorted in Python, never with ``ORDER BY``: SQLite would sort the values
+themselves (megabytes for a long session) through a temp file, so a read-only export would need
+temp space.
 
 Header rows are read leniently, where the reference discards the whole row when one column has
 the wrong storage class: a TEXT or UTF-8 BLOB ``value`` is kept as the head; integer columns
@@ -414,10 +416,17 @@ def _discovery_sql(schema: Schema) -> str:
 #: substring match, cost independent of how many sessions the database holds.
 
 
-def _rows(cursor: Iterable[Sequence[object]]) -> tuple[KVRow, ...]:
+def _rows_by_rowid(cursor: Iterable[Sequence[Any]]) -> tuple[KVRow, ...]:
+    """``(rowid, key, value)`` records as rows in rowid order.
+
+    Sorted here, not with ``ORDER BY rowid``: SQLite would sort the whole values (megabytes for a
+    long session) through a temp file, so a read would need temp space and fail when the temp
+    dir is full or missing. Only the small rowids are compared here.
+    """
+    records = sorted(cursor, key=lambda record: record[0])
     return tuple(
         KVRow(key, value)
-        for key, value in cursor
+        for _, key, value in records
         if isinstance(key, str) and isinstance(value, str)
     )
 
@@ -606,10 +615,10 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
         raise BadInput(_no_session(cid))
     parsed = None if composer_data is None else try_loads(composer_data)
     head = _resolve_head(cid, row, item_head, _fields_of(parsed) or {})
-    bubbles = _rows(
+    bubbles = _rows_by_rowid(
         conn.execute(
-            "SELECT key, CAST(value AS TEXT) FROM cursorDiskKV "
-            "WHERE key >= ? AND key < ? AND value IS NOT NULL ORDER BY rowid",
+            "SELECT rowid, key, CAST(value AS TEXT) FROM cursorDiskKV "
+            "WHERE key >= ? AND key < ? AND value IS NOT NULL",
             (f"bubbleId:{cid}:", f"bubbleId:{cid};"),
         )
     )
@@ -624,7 +633,7 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
         recency=head.recency,
         checkpoint_at=head.checkpoint_at,
         composer_data=composer_data,
-        aux=_rows(conn.execute(AUX_ROWS_SQL, (cid,))),
+        aux=_rows_by_rowid(conn.execute(AUX_ROWS_SQL, (cid,))),
         extra_columns=head.extra_columns,
         header_origin=head.origin,
         reference=cid,

@@ -1,0 +1,54 @@
+"""The codec parses bubbles one at a time as it folds them; the rows its cheap first pass reads
+differently from a full parse still give the documented result."""
+
+from __future__ import annotations
+
+import gc
+
+from sessions import assistant, cell, session, user
+
+from txcript import model as m
+from txcript.harnesses.cursor_desktop import codec
+
+
+def _texts(transcript: m.Transcript) -> list[str]:
+    return [b.text for msg in transcript.messages for b in msg.content if isinstance(b, m.Text)]
+
+
+def test_a_row_with_a_number_out_of_range_is_no_bubble() -> None:
+    """msgspec skips ``1e400`` in a member it does not build; the full parse refuses the row, so
+    it is dropped, as every row that is not strict JSON is."""
+    bad = '{"_v":3,"type":2,"bubbleId":"b2","text":"never shown","x":1e400}'
+    transcript = codec.to_common(
+        session([user("b1", "first"), ("b2", bad), assistant("b3", "third")])
+    )
+    assert _texts(transcript) == ["first", "third"]
+
+
+def test_the_out_of_range_row_does_not_keep_its_first_position() -> None:
+    """Row order: an invalid row holds no place, so a later valid row with its id is placed
+    where that row stands."""
+    bad = '{"_v":3,"type":2,"bubbleId":"b1","text":"never shown","x":1e400}'
+    rows = [("b1", bad), user("b2", "second"), assistant("b1", "first valid b1")]
+    assert _texts(codec.to_common(session(rows))) == ["second", "first valid b1"]
+
+
+def test_escaped_and_repeated_keys_read_as_a_full_parse_reads_them() -> None:
+    escaped = '{"_v":3,"type":1,"bubble\\u0049d":"b2","text":"escaped id"}'
+    repeated = '{"_v":3,"type":2,"bubbleId":"zz","bubbleId":"b3","text":"last key wins"}'
+    rows = [("b1", cell(user("b1", "one"))), ("x", escaped), ("y", repeated)]
+    composer = {"fullConversationHeadersOnly": [{"bubbleId": i} for i in ("b3", "b2", "b1")]}
+    transcript = codec.to_common(session(rows, composer=composer))
+    assert _texts(transcript) == ["last key wins", "escaped id", "one"]
+
+
+def test_integers_beyond_64_bits_and_non_objects() -> None:
+    big = '{"_v":3,"type":1,"bubbleId":"b1","text":"big","n":' + "9" * 40 + "}"
+    rows = [("b1", big), ("b2", "[1,2]"), ("b3", "not json"), assistant("b4", "end")]
+    assert _texts(codec.to_common(session(rows))) == ["big", "end"]
+
+
+def test_the_collector_is_paused_while_reading_and_restored() -> None:
+    assert gc.isenabled()
+    codec.to_common(session([user("b1", "x")]))
+    assert gc.isenabled()
