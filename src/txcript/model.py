@@ -12,6 +12,7 @@ Everything is immutable (frozen msgspec structs, tuples), so a transcript can be
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeAlias
 
@@ -368,6 +369,38 @@ def to_json(transcript: Transcript, *, indent: int = 0) -> str:
     if indent:
         encoded = msgspec.json.format(encoded, indent=indent)
     return encoded.decode("utf-8")
+
+
+def _wire_message(message: Message) -> dict[str, Any]:
+    data: dict[str, Any] = msgspec.to_builtins(message, builtin_types=(datetime,))
+    data["timestamp"] = format_rfc3339(message.timestamp)
+    return data
+
+
+def iter_json(transcript: Transcript, *, indent: int = 2) -> Iterator[bytes]:
+    """``to_json(transcript, indent=indent).encode() + b"\n"``, one message at a time.
+
+    Each message is encoded and indented on its own, then shifted to its depth (two levels:
+    inside the document and its ``messages`` array). JSON text holds no raw newline inside a
+    string, so shifting every line is exact. Peak memory is one message's encoding, not the
+    document's.
+    """
+    if indent <= 0:
+        raise ValueError("iter_json streams indented documents only; use to_json")
+    pad = b" " * indent
+    meta = _wire(Transcript(meta=transcript.meta))["meta"]
+    head = msgspec.json.format(_encoder.encode(meta), indent=indent).replace(b"\n", b"\n" + pad)
+    if not transcript.messages:
+        yield b"{\n" + pad + b'"meta": ' + head + b",\n" + pad + b'"messages": []\n}\n'
+        return
+    yield b"{\n" + pad + b'"meta": ' + head + b",\n" + pad + b'"messages": ['
+    inner = b"\n" + pad * 2
+    separator = b""
+    for message in transcript.messages:
+        encoded = msgspec.json.format(_encoder.encode(_wire_message(message)), indent=indent)
+        yield separator + inner + encoded.replace(b"\n", inner)
+        separator = b","
+    yield b"\n" + pad + b"]\n}\n"
 
 
 #: A ``"timestamp"`` value with more than six fractional digits (checked on the raw text).

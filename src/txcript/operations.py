@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -17,7 +17,7 @@ from txcript import harnesses
 from txcript.errors import BadInput, TxcriptError, Unconvertible
 from txcript.fragment import Span
 from txcript.harnesses.base import Discovered, Harness
-from txcript.model import Transcript, to_json
+from txcript.model import Transcript, iter_json
 from txcript.render import view
 from txcript.sessions import discover, find_session, open_reference, parse_document
 from txcript.shared.text import scrub
@@ -101,6 +101,22 @@ def export_session(
     The source id, start time and cwd are kept. A range may not cut a tool call from its result.
     ``full`` keeps long output whole in the reading formats (they cut it by default).
     """
+    return b"".join(export_chunks(reference, from_harness, export_format, full=full)).decode()
+
+
+def export_chunks(
+    reference: str,
+    from_harness: str | None = None,
+    export_format: str = "simple",
+    *,
+    full: bool = False,
+) -> Iterable[bytes]:
+    """:func:`export_session`'s text as UTF-8 chunks, for writing as they come.
+
+    Everything that can refuse the export (resolving, the range, the conversion) happens before
+    this returns; what is left to iterate only encodes. Common and Simple documents are encoded
+    one message at a time, so a long session never exists as one string.
+    """
     if export_format not in EXPORT_FORMATS:
         raise BadInput(
             f"export format `{export_format}` is not supported; use one of "
@@ -109,18 +125,35 @@ def export_session(
     opened = open_reference(reference, from_harness)
     if export_format in READING_FORMATS:
         _, span = opened.sliced(check_tool_pairs=True)
-        return render_document(
+        page = render_document(
             opened.transcript, export_format, harness=opened.harness.id, span=span, full=full
         )
+        return (page.encode("utf-8"),)
     same_format = export_format == "native" or opened.harness.id == export_format
     if same_format and opened.request is None:
         # No detour through Common: the harness's own text keeps what Common has no slot for.
-        return _with_newline(opened.harness.to_text(opened.native))
+        return _text_chunks(opened.harness, opened.native)
     transcript, _ = opened.sliced(check_tool_pairs=True)
     if export_format == "common":
-        return to_json(transcript, indent=2) + "\n"
+        return iter_json(transcript, indent=2)
     target = harnesses.get("simple") if export_format == "simple" else opened.harness
-    return _with_newline(target.to_text(target.from_common(transcript)))
+    return _text_chunks(target, target.from_common(transcript))
+
+
+def _text_chunks(harness: Harness[Any], native: Any) -> Iterable[bytes]:
+    """``_with_newline(harness.to_text(native))`` as UTF-8 chunks."""
+    chunks = harness.to_text_chunks(native)
+
+    def with_newline() -> Iterator[bytes]:
+        last = b""
+        for chunk in chunks:
+            if chunk:
+                last = chunk
+                yield chunk
+        if not last.endswith(b"\n"):
+            yield b"\n"
+
+    return with_newline()
 
 
 def render_document(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -226,3 +226,21 @@ def write_output(text: str, out: str | None) -> None:
     from txcript.shared.files import write_output_file
 
     write_output_file(Path(out), text.encode("utf-8"))
+
+
+def write_output_chunks(chunks: Iterable[bytes], out: str | None) -> None:
+    """:func:`write_output` for UTF-8 chunks, written as they come (never joined in memory)."""
+    if out is None or out == "-":
+        stdout = sys.stdout
+        stdout.flush()
+        buffer = getattr(stdout, "buffer", None)
+        for chunk in chunks:
+            if buffer is None:
+                stdout.write(chunk.decode("utf-8"))
+            else:
+                buffer.write(chunk)
+        (stdout if buffer is None else buffer).flush()
+        return
+    from txcript.shared.files import write_output_file
+
+    write_output_file(Path(out), chunks)

@@ -20,6 +20,7 @@ from txcript.cli.output import (
     styled,
     terminal_width,
     write_output,
+    write_output_chunks,
 )
 from txcript.cli.refs import RefCommand, restore_ref
 from txcript.shared.text import scrub, scrub_block
@@ -157,9 +158,9 @@ def export_command(
       txcript export 3f1c2a4e#1-20 --format common
       txcript export 3f1c2a4e --format markdown --out session.md
     """
-    from txcript.operations import export_session
+    from txcript.operations import export_chunks
 
-    write_output(export_session(ref, from_, export_format, full=full), out)
+    write_output_chunks(export_chunks(ref, from_, export_format, full=full), out)
 
 
 @click.command("convert")

@@ -138,6 +138,12 @@ class Harness(ABC, Generic[NativeT]):
     @abstractmethod
     def to_text(self, native: NativeT) -> str: ...
 
+    def to_text_chunks(self, native: NativeT) -> Iterable[bytes]:
+        """``to_text(native)`` as UTF-8 chunks (the same bytes). A harness whose documents get
+        long streams them; the default renders the whole text first, so it fails here, not while
+        the chunks are written."""
+        return (self.to_text(native).encode("utf-8"),)
+
     def sniff(self, document: Any) -> bool:
         """Is this parsed JSON value a document in this harness's text form?"""
         return False

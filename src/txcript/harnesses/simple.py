@@ -11,7 +11,9 @@ Where a message or block cannot be read, it is skipped (it stays in the document
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -42,8 +44,9 @@ from txcript.model import (
     render_tool,
     type_tool,
 )
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import namespace_from_ascii, uuid5
-from txcript.shared.jsonutil import dumps_pretty, is_uint, loads_strict
+from txcript.shared.jsonutil import dumps_pretty, is_uint, iter_pretty, loads_strict
 from txcript.shared.timeutil import format_millis, format_rfc3339, now, parse_rfc3339
 
 NAMESPACE = namespace_from_ascii(b"txcript-simple!!")
@@ -383,6 +386,7 @@ def _render_message(message: Message) -> dict[str, Any]:
     return out
 
 
+@without_gc
 def from_common(transcript: Transcript) -> SimpleDocument:
     meta = transcript.meta
     document: SimpleDocument = {"timestamp": format_millis(meta.timestamp)}
@@ -411,6 +415,9 @@ class Simple(Harness[SimpleDocument]):
 
     def to_text(self, native: SimpleDocument) -> str:
         return to_text(native)
+
+    def to_text_chunks(self, native: SimpleDocument) -> Iterable[bytes]:
+        return itertools.chain(iter_pretty(native, sort_keys=True), (b"\n",))
 
     def sniff(self, document: Any) -> bool:
         return sniff(document)

@@ -123,13 +123,17 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_atomic(path: Path, data: bytes, *, follow_symlinks: bool = True) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+def write_atomic(
+    path: Path, data: bytes | Iterable[bytes], *, follow_symlinks: bool = True
+) -> None:
+    """Write ``data`` (bytes, or chunks written as they come) to ``path`` through a temporary
+    file in the same directory and a rename.
 
     A symlink is written through (its target is replaced, the link stays), unless
     ``follow_symlinks`` is false (every store write): then a link at ``path`` is refused, checked
     again with ``lstat`` right before the rename. An existing file keeps its permission bits, a
-    new one gets the umask's (``mkstemp`` alone would leave 0600).
+    new one gets the umask's (``mkstemp`` alone would leave 0600). When the chunks raise, the
+    temporary file is removed and ``path`` is untouched.
     """
     if path.is_symlink():
         if not follow_symlinks:
@@ -146,7 +150,8 @@ def write_atomic(path: Path, data: bytes, *, follow_symlinks: bool = True) -> No
         raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in (data,) if isinstance(data, bytes) else data:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, mode)
@@ -163,7 +168,7 @@ def write_atomic(path: Path, data: bytes, *, follow_symlinks: bool = True) -> No
         raise
 
 
-def write_output_file(path: Path, data: bytes) -> None:
+def write_output_file(path: Path, data: bytes | Iterable[bytes]) -> None:
     """Write a document the user asked for with ``--out``.
 
     A regular file (or a new one) is written atomically. A FIFO or a character device that is
@@ -191,9 +196,10 @@ def write_output_file(path: Path, data: bytes) -> None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode) and hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        for chunk in (data,) if isinstance(data, bytes) else data:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
     except OSError as exc:
         raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
     finally:

@@ -6,6 +6,7 @@ Layers: :mod:`.codec` (native body ↔ Common), :mod:`.text` (the portable JSON 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,11 @@ class CursorDesktop(Harness[CursorSession]):
         from txcript.harnesses.cursor_desktop import text as text_form
 
         return text_form.to_text(native)
+
+    def to_text_chunks(self, native: CursorSession) -> Iterable[bytes]:
+        from txcript.harnesses.cursor_desktop import text as text_form
+
+        return text_form.to_text_chunks(native)
 
     def sniff(self, document: Any) -> bool:
         from txcript.harnesses.cursor_desktop import text as text_form

@@ -27,11 +27,12 @@ is not part of the text form.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any, get_args
 
 from txcript.errors import Malformed
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
-from txcript.shared.jsonutil import dumps_pretty, loads_strict
+from txcript.shared.jsonutil import dumps_pretty, iter_pretty, loads_strict
 
 HARNESS = "cursor_desktop"
 _I64 = (-(2**63), 2**63)
@@ -183,6 +184,15 @@ def _cell(value: str | int | float | bytes | None) -> Any:
 
 def to_text(session: CursorSession) -> str:
     """Render the text form (field order fixed, defaults omitted, two-space indent)."""
+    return dumps_pretty(_document(session))
+
+
+def to_text_chunks(session: CursorSession) -> Iterator[bytes]:
+    """:func:`to_text` as UTF-8, streamed a bubble row at a time."""
+    return iter_pretty(_document(session))
+
+
+def _document(session: CursorSession) -> dict[str, Any]:
     document: dict[str, Any] = {"header": session.header}
     if session.workspace_id is not None:
         document["workspace_id"] = session.workspace_id
@@ -204,7 +214,7 @@ def to_text(session: CursorSession) -> str:
         document["extra_columns"] = {name: _cell(value) for name, value in session.extra_columns}
     if session.header_origin != "table":
         document["header_origin"] = session.header_origin
-    return dumps_pretty(document)
+    return document
 
 
 def sniff(document: Any) -> bool:

@@ -1,0 +1,72 @@
+"""The streamed encoders write exactly the bytes of the whole-document ones."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from strategies import transcripts
+from txcript import harnesses
+from txcript.model import Transcript, iter_json, to_json
+from txcript.shared.jsonutil import dumps_pretty, iter_pretty
+
+#: Any JSON-ish value the json module writes, including what msgspec cannot format (NaN and
+#: infinities, written as bare tokens) and integers beyond 64 bits.
+scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+documents = st.dictionaries(st.text(max_size=6), values | st.lists(values, max_size=5))
+
+
+def _reference(value: Any, sort_keys: bool) -> str:
+    return json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, st.booleans())
+def test_dumps_pretty_is_the_json_modules_indented_text(value: Any, sort_keys: bool) -> None:
+    assert dumps_pretty(value, sort_keys=sort_keys) == _reference(value, sort_keys)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents, st.booleans())
+def test_iter_pretty_is_dumps_pretty_in_pieces(document: dict[str, Any], sort_keys: bool) -> None:
+    expected = _reference(document, sort_keys).encode()
+    assert b"".join(iter_pretty(document, sort_keys=sort_keys)) == expected
+
+
+def test_a_lone_surrogate_fails_as_it_did() -> None:
+    document = {"messages": ["\ud800"]}
+    assert dumps_pretty(document) == _reference(document, False)
+    try:
+        b"".join(iter_pretty(document))
+    except UnicodeEncodeError:
+        pass
+    else:
+        raise AssertionError("a lone surrogate was encoded")
+
+
+@settings(max_examples=200, deadline=None)
+@given(transcripts)
+def test_iter_json_is_to_json_in_pieces(transcript: Transcript) -> None:
+    expected = (to_json(transcript, indent=2) + "\n").encode()
+    assert b"".join(iter_json(transcript)) == expected
+    empty = Transcript(meta=transcript.meta)
+    assert b"".join(iter_json(empty)) == (to_json(empty, indent=2) + "\n").encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(transcripts)
+def test_the_streamed_simple_document_is_its_text(transcript: Transcript) -> None:
+    simple = harnesses.get("simple")
+    document = simple.from_common(transcript)
+    expected = simple.to_text(document).encode()
+    assert b"".join([*iter_pretty(document, sort_keys=True), b"\n"]) == expected
