@@ -113,3 +113,14 @@ def test_every_writer_closes_an_open_call_with_an_error_result(harness_id: str) 
     assert results["c2"].content == NO_RESULT and results["c2"].is_error
     assert not results["c1"].is_error and not results["c3"].is_error
     assert unanswered_calls(back.messages) == []
+
+
+def test_a_result_before_its_call_answers_nothing_and_one_after_it_does() -> None:
+    """Only a result in a later user message answers a call (the same id may recur)."""
+    early = m.Message(role="user", content=(result("c1"),), timestamp=T0)
+    again = m.Message(role="assistant", content=(use("c1"), use("c2")), timestamp=T1)
+    answer = m.Message(role="user", content=(result("c2"),), timestamp=T1)
+    source = transcript(early, again, answer, AFTER)
+    assert unanswered_calls(source.messages) == ["c1"]
+    repeated = transcript(early, again, PARTIAL, answer, AFTER)
+    assert unanswered_calls(repeated.messages) == []

@@ -23,21 +23,20 @@ from txcript.model import Message, ToolResult, ToolUse, Transcript
 NO_RESULT = "No result was recorded for this tool call."
 
 
-def _answered_after(messages: Sequence[Message]) -> list[set[str]]:
-    """For each message index, the ids answered by a result in any later user message.
+def _last_answer(messages: Sequence[Message]) -> dict[str, int]:
+    """Each answered call id → the index of the last user message holding a result for it.
 
+    A call in message ``i`` is answered later exactly when this index is greater than ``i``.
     (A result on an assistant message answers nothing: no API takes it there.)
     """
-    later: list[set[str]] = [set() for _ in messages]
-    seen: set[str] = set()
-    for index in range(len(messages) - 1, -1, -1):
-        later[index] = set(seen)
-        if messages[index].role != "user":
+    last: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if message.role != "user":
             continue
-        for block in messages[index].content:
+        for block in message.content:
             if isinstance(block, ToolResult):
-                seen.add(block.tool_use_id)
-    return later
+                last[block.tool_use_id] = index
+    return last
 
 
 def _open_calls(
@@ -48,7 +47,7 @@ def _open_calls(
     ``blockwise``: the target writes every block as its own message, so a call followed by any
     later block of its message is mid-session too.
     """
-    later = _answered_after(messages)
+    answered = _last_answer(messages)
     out: list[tuple[int, list[str]]] = []
     last = len(messages) - 1
     for index, message in enumerate(messages):
@@ -59,7 +58,7 @@ def _open_calls(
             block.id
             for position, block in enumerate(message.content)
             if isinstance(block, ToolUse)
-            and block.id not in later[index]
+            and answered.get(block.id, -1) <= index
             and (index < last or (blockwise and position < final))
         ]
         if missing:
