@@ -378,7 +378,7 @@ def continue_session(
         written=True,
         notes=notes + saved.notes,
         backup=saved.backup,
-        title=target.to_common(native).meta.title,
+        title=target.meta_of(native).title,
     )
 
 

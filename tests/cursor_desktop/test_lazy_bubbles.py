@@ -4,9 +4,13 @@ differently from a full parse still give the documented result."""
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
+import dbfixtures
+import pytest
 from sessions import assistant, cell, session, user
 
+from txcript import harnesses
 from txcript import model as m
 from txcript.harnesses.cursor_desktop import codec
 
@@ -52,3 +56,16 @@ def test_the_collector_is_paused_while_reading_and_restored() -> None:
     assert gc.isenabled()
     codec.to_common(session([user("b1", "x")]))
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("app", ["app_3_16", "app_3_7", "app_1_7", "app_0_50", "app_0_45"])
+def test_meta_of_is_the_meta_of_to_common(app: str, tmp_path: Path) -> None:
+    """What `continue` reports as the copy's title comes from the head and composerData only."""
+    database = getattr(dbfixtures, app)(tmp_path / "User" / "globalStorage" / "state.vscdb")
+    harness = harnesses.get("cursor_desktop")
+    store = harness.open_store(database.parent.parent)
+    found = store.discover()
+    assert found
+    for listed in found:
+        native = store.load(listed.reference)
+        assert harness.meta_of(native) == harness.to_common(native).meta

@@ -131,6 +131,11 @@ class Harness(ABC, Generic[NativeT]):
     @abstractmethod
     def from_common(self, transcript: Transcript) -> NativeT: ...
 
+    def meta_of(self, native: NativeT) -> Meta:
+        """``to_common(native).meta``; a harness whose metadata needs less than the whole
+        conversation reads only that (a long session's messages are then never built)."""
+        return self.to_common(native).meta
+
     # -- text form ------------------------------------------------------------------------
     @abstractmethod
     def from_text(self, text: str) -> NativeT: ...

@@ -12,7 +12,7 @@ from typing import Any
 
 from txcript.harnesses.base import Harness
 from txcript.harnesses.cursor_desktop.native import CursorSession
-from txcript.model import Transcript
+from txcript.model import Meta, Transcript
 from txcript.shared.ids import CURSOR_IDS
 
 
@@ -28,6 +28,11 @@ class CursorDesktop(Harness[CursorSession]):
         from txcript.harnesses.cursor_desktop import codec
 
         return codec.to_common(native)
+
+    def meta_of(self, native: CursorSession) -> Meta:
+        from txcript.harnesses.cursor_desktop import codec
+
+        return codec.meta_of(native)
 
     def from_common(self, transcript: Transcript) -> CursorSession:
         from txcript.harnesses.cursor_desktop import codec

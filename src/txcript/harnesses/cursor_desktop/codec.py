@@ -435,17 +435,25 @@ def _session_id(session: CursorSession, head: Any) -> str:
     return composer_id if isinstance(composer_id, str) else ""
 
 
+def _meta(session: CursorSession, head: Any, composer: Any) -> Meta:
+    return derive_meta(
+        _session_id(session, head), session.created_at, head, composer_fields(composer)
+    )
+
+
+def meta_of(session: CursorSession) -> Meta:
+    """``to_common(session).meta``, from the head and composerData only (no bubble is read)."""
+    head = try_loads(session.header)
+    composer = None if session.composer_data is None else try_loads(session.composer_data)
+    return _meta(session, head, composer)
+
+
 @without_gc
 def to_common(session: CursorSession) -> Transcript:
     """Read a native session as Common. Never fails; see the module docstring for the rules."""
     head = try_loads(session.header)
     composer = None if session.composer_data is None else try_loads(session.composer_data)
-    meta = derive_meta(
-        _session_id(session, head),
-        session.created_at,
-        head,
-        composer_fields(composer),
-    )
+    meta = _meta(session, head, composer)
     inline = _inline_conversation(composer)
     if inline is not None:
         return Transcript(meta=meta, messages=_Folder(meta).fold(inline))
