@@ -221,16 +221,17 @@ def transaction(
     operation: str,
     session: str,
     busy_timeout: float,
-    backup: Callable[[sqlite3.Connection, database.Schema], bool] | None = None,
+    backup: Callable[[sqlite3.Connection, database.Schema], bool | rowbackup.State] | None = None,
 ) -> tuple[T, backups.Backup | None]:
     """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup.
 
     ``backup(conn, schema)`` decides whether a backup is needed (e.g. delete checks the session
-    exists first; a save runs dry). The backup holds the rows of ``session`` that the write can
-    replace or remove, read under the write lock before the first change; it is sealed and
-    fsynced before COMMIT and published right after it, with SIGINT/SIGTERM held back between
-    the two. If the transaction does not commit, the backup is removed. Returns ``work``'s result
-    and the backup.
+    exists first; a save runs dry). It may return the session's state it captured under this
+    transaction's lock (an undo's change check): that is the backup's "before", not read again.
+    The backup holds the rows of ``session`` that the write can replace or remove, read under the
+    write lock before the first change; it is sealed and fsynced before COMMIT and published
+    right after it, with SIGINT/SIGTERM held back between the two. If the transaction does not
+    commit, the backup is removed. Returns ``work``'s result and the backup.
     """
     if path.exists():
         # A clear error (exit 2) for a directory, a file that is not SQLite, a truncated file.
@@ -258,8 +259,13 @@ def transaction(
                 refuse_triggers(conn, path)
                 before = None
                 schema_before: dict[str, list[str]] = {}
-                if existed and (backup is None or backup(conn, schema)):
-                    before = rowbackup.capture(conn, session)
+                decision = existed and (backup is None or backup(conn, schema))
+                if decision:
+                    before = (
+                        decision
+                        if isinstance(decision, rowbackup.State)
+                        else rowbackup.capture(conn, session)
+                    )
                     schema_before = rowbackup.schema_of(conn)
                     pending = backup_rows.PendingRows(
                         harness=HARNESS, database=path, operation=operation, session=session
@@ -764,7 +770,7 @@ def undo(
         raise StoreError(f"{path} no longer exists; nothing was written")
     stored, details = backup_rows.read_rows(backup)
 
-    def unchanged(conn: sqlite3.Connection, schema: database.Schema) -> bool:
+    def unchanged(conn: sqlite3.Connection, schema: database.Schema) -> rowbackup.State:
         state = rowbackup.capture(conn, cid)
         if not force and rowbackup.session_hash(state, cid) != backup.after_hash:
             raise StoreError(
@@ -772,7 +778,7 @@ def undo(
                 "kept working in it?); nothing was written. Pass --force to undo anyway, "
                 "losing those changes"
             )
-        return True
+        return state  # what the undo's own backup holds: no second read of the same rows
 
     def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
         rowbackup.undo(conn, cid, stored, details, backup.id)
