@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from txcript.errors import Malformed
-from txcript.shared.jsonutil import loads_strict
+from txcript.errors import Malformed, Unconvertible
+from txcript.shared.jsonutil import INVALID, loads_strict
+from txcript.shared.text import shown
 
 from .native import (
     HARNESS,
@@ -145,7 +146,16 @@ def record_from_object(value: Any, *keys: str) -> Record:
 
 
 def with_ids(record: Record, **ids: str) -> Any:
-    """A row record as the object OpenCode exports: its ids first, then its data."""
+    """A row record as the object OpenCode exports: its ids first, then its data.
+
+    A row whose data is not JSON (a damaged database) has no place in the document: that is a
+    one-line :class:`Unconvertible`, and the store keeps the row as it is.
+    """
+    if record.data is INVALID:
+        raise Unconvertible(
+            HARNESS,
+            f"row {shown(record.id)} does not hold JSON, which the export document cannot carry",
+        )
     if not isinstance(record.data, dict):
         return record.data
     return {"id": record.id, **ids, **record.data}
