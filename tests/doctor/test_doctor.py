@@ -62,6 +62,7 @@ STORE_KEYS = [
     "app_running",
     "executables",
     "warnings",
+    "first_warning",
     "error",
 ]
 
@@ -92,6 +93,7 @@ def test_deep_json_over_stores_of_every_fixture_passes_and_changes_nothing(
     stores = {s["harness"]: s for s in report["stores"]}
     assert {h: s["sessions"] for h, s in stores.items()} == EXPECTED_SESSIONS
     assert all(s["exists"] and s["error"] is None for s in stores.values())
+    assert all(s["warnings"] == 0 and s["first_warning"] is None for s in stores.values())
     assert stores["claude_code"]["root"] == str(isolated_home / ".claude")
     assert stores["cursor_desktop"]["app_running"] in (True, False)
     assert stores["codex"]["app_running"] is None
@@ -307,3 +309,23 @@ def test_the_progress_line_shows_on_a_terminal_only(isolated_home: Path) -> None
     text = received.decode().replace("\r\n", "\n")
     body = text[text.index("{") :]
     assert json.loads(body)["deep"]["passed"] is True
+
+
+def test_a_file_the_scan_skips_is_counted_with_its_first_warning(
+    run_cli: RunCli, isolated_home: Path
+) -> None:
+    if doctor.extras()["zstd"]:
+        pytest.skip("a zstd decoder is installed: compressed rollouts are read")
+    built = ds.build_all(isolated_home)
+    bare = built["codex"]["bare"]
+    bare.rename(bare.with_name(bare.name + ".zst"))
+    report = json.loads(run_cli("doctor", "--json").stdout)
+    [codex] = [s for s in report["stores"] if s["harness"] == "codex"]
+    assert (codex["sessions"], codex["warnings"]) == (4, 1)
+    assert codex["first_warning"] == (
+        "skipped 1 compressed Codex rollout(s) under <root>: install the … package to read "
+        ".jsonl.zst files"
+    )
+    assert report["extras"]["zstd"] is False and report["ok"] is True
+    human = run_cli("doctor")
+    assert "1 warning while scanning, first: skipped 1 compressed Codex rollout(s)" in human.stdout

@@ -69,7 +69,8 @@ def _store_lines(report: Report) -> Iterator[str]:
         if store.error is not None:
             notes.append(f"cannot be read: {scrub(store.error)}")
         if store.warnings:
-            notes.append(f"{_plural(store.warnings, 'file')} skipped with a warning")
+            first = scrub(store.first_warning or "")
+            notes.append(f"{_plural(store.warnings, 'warning')} while scanning, first: {first}")
         if store.app_running is not None:
             notes.append(f"{store.name} is {'running' if store.app_running else 'not running'}")
         for name, path in store.executables.items():
