@@ -4,15 +4,19 @@ differently from a full parse still give the documented result."""
 from __future__ import annotations
 
 import gc
+import json
 from pathlib import Path
 
 import dbfixtures
 import pytest
+from hypothesis import given, settings
 from sessions import assistant, cell, session, user
 
+from strategies import transcripts
 from txcript import harnesses
 from txcript import model as m
 from txcript.harnesses.cursor_desktop import codec
+from txcript.shared.jsonutil import dumps_compact
 
 
 def _texts(transcript: m.Transcript) -> list[str]:
@@ -69,3 +73,16 @@ def test_meta_of_is_the_meta_of_to_common(app: str, tmp_path: Path) -> None:
     for listed in found:
         native = store.load(listed.reference)
         assert harness.meta_of(native) == harness.to_common(native).meta
+
+
+@settings(max_examples=150, deadline=None)
+@given(transcripts)
+def test_written_cells_are_the_json_modules_compact_sorted_text(transcript: m.Transcript) -> None:
+    """The writer encodes bubbles and composerData with msgspec; each cell is byte for byte what
+    ``dumps_compact`` (the json module) writes for the same document."""
+    native = harnesses.get("cursor_desktop").from_common(transcript)
+    cells = [row.value for row in native.bubbles]
+    if native.composer_data is not None:
+        cells.append(native.composer_data)
+    for text in cells:
+        assert dumps_compact(json.loads(text)) == text

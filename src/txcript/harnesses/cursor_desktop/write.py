@@ -24,7 +24,10 @@ all). Every synthesised document is compact JSON with sorted keys.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+import msgspec
 
 from txcript.harnesses.cursor_desktop import tools
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
@@ -56,7 +59,8 @@ def session_name(transcript: Transcript) -> str:
     return UNTITLED
 
 
-def _skeleton() -> dict[str, Any]:
+@functools.cache
+def _skeleton_template() -> dict[str, Any]:
     words = vocabulary()
     bubble: dict[str, Any] = {key: [] for key in words["bubble_empty_lists"]}
     bubble.update(dict.fromkeys(words["bubble_false_flags"], False))
@@ -64,7 +68,15 @@ def _skeleton() -> dict[str, Any]:
     return bubble
 
 
+def _skeleton() -> dict[str, Any]:
+    """A fresh bubble dict; its empty lists are shared between bubbles and never mutated (a
+    bubble is only encoded)."""
+    return dict(_skeleton_template())
+
+
+@functools.cache
 def _user_context() -> dict[str, Any]:
+    """The empty ``context`` of a user bubble: one shared value, never mutated."""
     words = vocabulary()
     mentions: dict[str, Any] = {key: {} for key in words["user_mention_objects"]}
     mentions.update({key: [] for key in words["user_mention_lists"]})
@@ -73,9 +85,27 @@ def _user_context() -> dict[str, Any]:
     return context
 
 
+_sorted_encoder = msgspec.json.Encoder(order="sorted")
+
+
+def _compact(document: dict[str, Any]) -> str:
+    """``dumps_compact(document)``, written by msgspec (several times faster on 24 MB of bubbles).
+
+    The bytes are the same: msgspec escapes strings exactly as the json module does with
+    ``ensure_ascii=False`` (checked over every code point) and sorts keys by code point, and these
+    documents hold only strings, integers, booleans, null, lists and objects built here (tool
+    params and results arrive as strings already), never a float, where the two differ
+    (``1e+16`` / ``1e16``). A lone surrogate, which msgspec refuses, takes the json path.
+    """
+    try:
+        return _sorted_encoder.encode(document).decode()
+    except (UnicodeEncodeError, OverflowError, TypeError):
+        return dumps_compact(document)
+
+
 def _rich_text(text: str) -> str:
     paragraph = {"content": [{"text": text, "type": "text"}], "type": "paragraph"}
-    return dumps_compact({"content": [paragraph], "type": "doc"})
+    return _compact({"content": [paragraph], "type": "doc"})
 
 
 class _Writer:
@@ -248,11 +278,11 @@ def from_common(transcript: Transcript) -> CursorSession:
     return CursorSession(
         header=dumps_compact(_head(cid, name, created, meta.cwd)),
         bubbles=tuple(
-            KVRow(f"bubbleId:{cid}:{bubble['bubbleId']}", dumps_compact(bubble))
+            KVRow(f"bubbleId:{cid}:{bubble['bubbleId']}", _compact(bubble))
             for bubble in writer.bubbles
         ),
         created_at=created,
         last_updated_at=created,
         recency=created,
-        composer_data=dumps_compact(composer),
+        composer_data=_compact(composer),
     )
