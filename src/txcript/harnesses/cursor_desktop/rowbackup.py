@@ -32,7 +32,7 @@ import hashlib
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,8 @@ class State:
     tables: list[str]
     rows: dict[str, list[Row]]
     items: dict[str, Row | None]
+    #: :func:`session_hash` by composer id, computed once (a capture is never changed).
+    hashes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 def capture(conn: sqlite3.Connection, cid: str) -> State:
@@ -225,6 +227,13 @@ def own_entries(state: State, cid: str) -> dict[str, str | None]:
 
 
 def session_hash(state: State, cid: str) -> str:
+    known = state.hashes.get(cid)
+    if known is None:
+        known = state.hashes[cid] = _session_hash(state, cid)
+    return known
+
+
+def _session_hash(state: State, cid: str) -> str:
     digest = hashlib.sha256(b"cursor_desktop session state v1\n")
     for table in SESSION_TABLES:
         digest.update(f"table {table}\n".encode())
@@ -487,10 +496,15 @@ def undo(
     stored_rows: dict[str, list[Row]],
     details: dict[str, Any],
     name: str,
+    current: State | None = None,
 ) -> None:
-    """Put the session's rows and sidebar entries back as the backup holds them."""
+    """Put the session's rows and sidebar entries back as the backup holds them.
+
+    ``current`` is the session's state captured earlier in this transaction, before any change
+    (the change check's); without it the state is read here.
+    """
     stored = _checked(stored_rows, cid, name)
-    current = capture(conn, cid)
+    current = capture(conn, cid) if current is None else current
     for table in SESSION_TABLES:
         doomed = [(rowid,) for rowid, _ in current.rows.get(table, [])]
         if doomed:

@@ -770,8 +770,11 @@ def undo(
         raise StoreError(f"{path} no longer exists; nothing was written")
     stored, details = backup_rows.read_rows(backup)
 
+    captured: list[rowbackup.State] = []
+
     def unchanged(conn: sqlite3.Connection, schema: database.Schema) -> rowbackup.State:
         state = rowbackup.capture(conn, cid)
+        captured.append(state)
         if not force and rowbackup.session_hash(state, cid) != backup.after_hash:
             raise StoreError(
                 f"session {shown(cid)} has changed since backup {backup.id} was taken (the app "
@@ -781,7 +784,8 @@ def undo(
         return state  # what the undo's own backup holds: no second read of the same rows
 
     def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
-        rowbackup.undo(conn, cid, stored, details, backup.id)
+        # Nothing changed the database since the check: its capture is the current state.
+        rowbackup.undo(conn, cid, stored, details, backup.id, captured[-1] if captured else None)
 
     _, taken = transaction(
         path, work, operation="undo", session=cid, busy_timeout=busy_timeout, backup=unchanged
