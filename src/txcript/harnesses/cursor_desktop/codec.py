@@ -237,14 +237,13 @@ def _listed_ids(composer: Any) -> list[str]:
     ]
 
 
-def _ordered(rows: list[tuple[str, dict[str, Any]]], composer: Any) -> list[dict[str, Any]]:
+def _ordered(rows: list[tuple[str, dict[str, Any]]], listed: list[str]) -> list[dict[str, Any]]:
     documents: dict[str, dict[str, Any]] = {}
     row_order: list[str] = []
     for identity, document in rows:
         if identity not in documents:
             row_order.append(identity)
         documents[identity] = document
-    listed = _listed_ids(composer)
     ordered, seen = [], set()
     for identity in listed or row_order:
         if identity in documents and identity not in seen:
@@ -267,8 +266,8 @@ class _Disagree(Exception):
     msgspec skips but :func:`try_loads` refuses); the session is read the eager way instead."""
 
 
-def _lazy_ordered(session: CursorSession, composer: Any) -> Iterator[dict[str, Any]] | None:
-    """What ``_ordered(_parsed_rows(session), composer)`` gives, each document parsed only when
+def _lazy_ordered(session: CursorSession, listed: list[str]) -> Iterator[dict[str, Any]] | None:
+    """What ``_ordered(_parsed_rows(session), listed)`` gives, each document parsed only when
     the fold reaches it, so a long session never holds every parsed bubble at once.
 
     A first pass reads only each row's identity (:class:`_BubbleIdentity`); a row it declines
@@ -294,7 +293,7 @@ def _lazy_ordered(session: CursorSession, composer: Any) -> Iterator[dict[str, A
         rows[key] = entry
 
     def documents() -> Iterator[dict[str, Any]]:
-        for identity in _listed_ids(composer) or list(rows):
+        for identity in listed or list(rows):
             entry = rows.pop(identity, None)
             if entry is None:
                 continue
@@ -457,11 +456,13 @@ def to_common(session: CursorSession) -> Transcript:
     inline = _inline_conversation(composer)
     if inline is not None:
         return Transcript(meta=meta, messages=_Folder(meta).fold(inline))
-    lazy = _lazy_ordered(session, composer)
+    listed = _listed_ids(composer)
+    del composer  # a long session's header list is megabytes of objects; only the ids are kept
+    lazy = _lazy_ordered(session, listed)
     if lazy is not None:
         try:
             return Transcript(meta=meta, messages=_Folder(meta).fold(lazy))
         except _Disagree:
             pass
-    bubbles = _ordered(_parsed_rows(session), composer)
+    bubbles = _ordered(_parsed_rows(session), listed)
     return Transcript(meta=meta, messages=_Folder(meta).fold(bubbles))
