@@ -7,31 +7,47 @@ unknown), prunes sessions that are gone, and commits in small batches, so an int
 build keeps what it finished and never leaves a half-indexed session. A new index format
 discards the old index.
 
-Lines are narrowed with an FTS5 **trigram** index over their folded form (lower case, diacritics
-removed), which answers substring questions — the literal pattern, and each atom as written —
-without reading every line; the exact scoring of :mod:`.pattern` then runs on the candidates
-only. Trigram was chosen over unicode61 because the pattern language is substring-based
-(``'uth`` must find ``oauth``), which a token index cannot answer. The index keeps no positions
-(``detail=none``, about a third of the size of a full trigram index): a needle is looked up as
-the AND of its trigrams, a superset that the exact scoring then filters.
+Layout, chosen by measuring on the generated 5,000-session benchmark corpus (see
+``benchmarks/README.md``): a session's lines are kept as two compressed **parts**, what was
+*said* (every origin but ``tool_result``: searched by default, so it must decode fast: zlib)
+and tool *output* (about three quarters of all text and searched only when asked: bz2, about
+0.17 of its size against zlib's 0.28). Each part is one MessagePack document of line runs
+(origin, message, block, count) and the lines joined by ``\\n`` (a line never holds one: lines
+come from ``str.splitlines``).
+
+Sessions are narrowed with an FTS5 **trigram** index with one row per part (rowid ``2 × doc +
+part``) over the part's distinct folded lines (lower case, diacritics removed). It answers
+substring questions (the literal pattern, each atom as written) without decoding any part;
+exact line scoring (:mod:`.query`) then runs on the candidate parts only. Trigram was chosen
+over unicode61 because the pattern language is substring-based (``'uth`` must find ``oauth``),
+which a token index cannot answer. It keeps no positions (``detail=none``) and no column sizes,
+and a needle is looked up as the AND of its trigrams: a superset that the scoring filters. One
+row per part instead of per line makes the index about 15 times smaller (a trigram is stored
+once per part, not once per line).
 """
 
 from __future__ import annotations
 
+import bz2
 import sqlite3
 import time
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import repeat
+
+import msgspec
 
 from txcript import harnesses
 from txcript.diagnostics import warn
 from txcript.harnesses.base import Discovered
 from txcript.search.lines import ORIGINS, Line, extract
 from txcript.search.pattern import fold
-from txcript.shared.cache import open_cache
+from txcript.shared.cache import cache_failed, memory_cache, open_cache
 from txcript.shared.gcpause import without_gc
 
-FORMAT = "search-2"
+FORMAT = "search-3"
 SCHEMA = """
 CREATE TABLE doc(
   doc INTEGER PRIMARY KEY,
@@ -41,28 +57,47 @@ CREATE TABLE doc(
   fingerprint TEXT NOT NULL,
   UNIQUE(harness, id, reference)
 );
-CREATE TABLE line(
-  rowid INTEGER PRIMARY KEY,
-  doc INTEGER NOT NULL,
-  origin INTEGER NOT NULL,
-  message INTEGER,
-  block INTEGER NOT NULL,
-  text TEXT NOT NULL
+CREATE TABLE body(
+  doc INTEGER PRIMARY KEY,
+  said BLOB,
+  output BLOB
 );
-CREATE INDEX line_doc ON line(doc);
-CREATE VIRTUAL TABLE line_fts USING fts5(folded, content='', tokenize='trigram', detail='none')
+CREATE VIRTUAL TABLE body_fts USING fts5(
+  folded, content='', tokenize='trigram', detail='none', columnsize=0
+)
 """
-_ORIGIN_CODE = {name: code for code, name in enumerate(ORIGINS)}
+ORIGIN_CODE = {name: code for code, name in enumerate(ORIGINS)}
+_OUTPUT_CODE = ORIGIN_CODE["tool_result"]
+#: The two parts of a session's lines, and the FTS rowid of a part: ``2 * doc + part``.
+SAID, OUTPUT = 0, 1
+_COLUMN = {SAID: "said", OUTPUT: "output"}
 #: A batch commits after this many sessions or seconds, whichever comes first.
 _BATCH_SESSIONS = 64
 _BATCH_SECONDS = 1.0
 
 Key = tuple[str, str, str]
 Progress = Callable[[int, int, int], None]
+Run = tuple[int, int | None, int, int]
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder(tuple[list[Run], str]).decode
 
 
 def session_key(session: Discovered) -> Key:
     return (session.harness, session.meta_id, session.reference)
+
+
+def parts_for(origins: Iterable[str]) -> tuple[int, ...]:
+    """The parts holding lines of ``origins``."""
+    wanted = set(origins)
+    return tuple(
+        part
+        for part, needed in (
+            (SAID, bool(wanted - {"tool_result"})),
+            (OUTPUT, "tool_result" in wanted),
+        )
+        if needed
+    )
 
 
 @dataclass
@@ -83,6 +118,84 @@ class StoredLine:
     message: int | None
     block: int
     text: str
+
+
+class Part:
+    """One decoded part of a session: its lines, and per line its origin, message and block.
+
+    Per-line views are built on first use, so a query that only needs the folded text of a
+    part never expands its runs."""
+
+    def __init__(self, doc: int, part: int, runs: list[Run], joined: str) -> None:
+        self.doc = doc
+        self.part = part
+        self.runs = runs
+        self.joined = joined
+
+    @cached_property
+    def texts(self) -> list[str]:
+        return self.joined.split("\n") if self.runs else []
+
+    @cached_property
+    def folded(self) -> list[str]:
+        """Each line folded as :func:`.pattern.fold` folds it."""
+        lowered = self.joined.lower()
+        if lowered.isascii() and len(lowered) == len(self.joined):
+            return lowered.split("\n") if self.runs else []
+        return [fold(text) for text in self.texts]
+
+    @cached_property
+    def lowered(self) -> list[str]:
+        lowered = self.joined.lower()
+        return lowered.split("\n") if self.runs else []
+
+    @cached_property
+    def origins(self) -> list[int]:
+        return [code for code, _, _, count in self.runs for code in repeat(code, count)]
+
+    @cached_property
+    def messages(self) -> list[int | None]:
+        return [message for _, message, _, count in self.runs for message in repeat(message, count)]
+
+    @cached_property
+    def blocks(self) -> list[int]:
+        return [block for _, _, block, count in self.runs for block in repeat(block, count)]
+
+    def order(self, line: int) -> tuple[int, int, int]:
+        """Where a line sits in the transcript (meta lines first), comparable across parts."""
+        message = self.messages[line]
+        return (-1 if message is None else message, self.blocks[line], line)
+
+    def stored(self, line: int) -> StoredLine:
+        return StoredLine(
+            self.doc,
+            ORIGINS[self.origins[line]],
+            self.messages[line],
+            self.blocks[line],
+            self.texts[line],
+        )
+
+
+def _pack(lines: Sequence[Line]) -> bytes:
+    runs: list[list[int | None]] = []
+    last: tuple[int, int | None, int] | None = None
+    for line in lines:
+        key = (ORIGIN_CODE[line.origin], line.message, line.block)
+        if key == last:
+            runs[-1][3] += 1  # type: ignore[operator]
+        else:
+            runs.append([*key, 1])
+            last = key
+    return _encode((runs, "\n".join(line.text for line in lines)))
+
+
+def _fts_text(texts: Iterable[str]) -> str:
+    """What the trigram index holds for a part: its distinct folded lines."""
+    return "\n".join(dict.fromkeys(fold(text) for text in texts))
+
+
+def _decompress(part: int, blob: bytes) -> bytes:
+    return zlib.decompress(blob) if part == SAID else bz2.decompress(blob)
 
 
 class Index:
@@ -167,19 +280,22 @@ class Index:
             raise
         self.conn.execute("COMMIT")
 
-    def _drop_lines(self, doc: int) -> None:
-        rows = self.conn.execute("SELECT rowid, text FROM line WHERE doc = ?", (doc,)).fetchall()
-        self.conn.executemany(
-            "INSERT INTO line_fts(line_fts, rowid, folded) VALUES ('delete', ?, ?)",
-            [(rowid, fold(text)) for rowid, text in rows],
-        )
-        self.conn.execute("DELETE FROM line WHERE doc = ?", (doc,))
+    def _drop_body(self, doc: int) -> None:
+        # A contentless FTS5 row is deleted by handing back exactly what was inserted.
+        for part in (SAID, OUTPUT):
+            held = self.part(doc, part)
+            if held is not None:
+                self.conn.execute(
+                    "INSERT INTO body_fts(body_fts, rowid, folded) VALUES ('delete', ?, ?)",
+                    (2 * doc + part, _fts_text(held.texts)),
+                )
+        self.conn.execute("DELETE FROM body WHERE doc = ?", (doc,))
 
     def _prune(self, keys: Iterable[Key]) -> None:
         known = self.docs()
         for key in keys:
             doc, _ = known.pop(key)
-            self._drop_lines(doc)
+            self._drop_body(doc)
             self.conn.execute("DELETE FROM doc WHERE doc = ?", (doc,))
 
     def _store(self, batch: list[tuple[Discovered, str, list[Line]]]) -> None:
@@ -195,58 +311,81 @@ class Index:
                 doc = int(cursor.lastrowid or 0)
             else:
                 doc = held[0]
-                self._drop_lines(doc)
+                self._drop_body(doc)
                 self.conn.execute(
                     "UPDATE doc SET fingerprint = ? WHERE doc = ?", (fingerprint, doc)
                 )
             known[key] = (doc, fingerprint)
-            for line in lines:
-                cursor = self.conn.execute(
-                    "INSERT INTO line(doc, origin, message, block, text) VALUES (?, ?, ?, ?, ?)",
-                    (doc, _ORIGIN_CODE[line.origin], line.message, line.block, line.text),
-                )
-                self.conn.execute(
-                    "INSERT INTO line_fts(rowid, folded) VALUES (?, ?)",
-                    (cursor.lastrowid, fold(line.text)),
-                )
+            said = [line for line in lines if line.origin != "tool_result"]
+            output = [line for line in lines if line.origin == "tool_result"]
+            self.conn.execute(
+                "INSERT INTO body(doc, said, output) VALUES (?, ?, ?)",
+                (
+                    doc,
+                    zlib.compress(_pack(said), 6) if said else None,
+                    bz2.compress(_pack(output), 9) if output else None,
+                ),
+            )
+            for part, part_lines in ((SAID, said), (OUTPUT, output)):
+                if part_lines:
+                    self.conn.execute(
+                        "INSERT INTO body_fts(rowid, folded) VALUES (?, ?)",
+                        (2 * doc + part, _fts_text(line.text for line in part_lines)),
+                    )
 
     # -- reading it ----------------------------------------------------------------------------
-    def lines_of(self, doc: int, origins: frozenset[str]) -> list[StoredLine]:
-        codes = [_ORIGIN_CODE[o] for o in origins]
-        marks = ",".join("?" * len(codes))
-        return [
-            StoredLine(doc, ORIGINS[origin], message, block, text)
-            for origin, message, block, text in self.conn.execute(
-                f"SELECT origin, message, block, text FROM line WHERE doc = ? "
-                f"AND origin IN ({marks}) ORDER BY rowid",
-                (doc, *codes),
-            )
-        ]
+    def part(self, doc: int, part: int) -> Part | None:
+        """One part of a session's lines, decoded (None when the session has none)."""
+        row = self.conn.execute(
+            f"SELECT {_COLUMN[part]} FROM body WHERE doc = ?", (doc,)
+        ).fetchone()
+        if row is None or row[0] is None:
+            return None
+        runs, joined = _decode(_decompress(part, row[0]))
+        return Part(doc, part, runs, joined)
 
-    def substring_lines(
-        self, needles: Sequence[str], docs: set[int], origins: frozenset[str]
-    ) -> dict[int, list[StoredLine]]:
-        """By doc: lines whose folded text may contain every needle (each ≥ 3 characters); a
-        superset of those that do (every trigram of every needle is present)."""
+    def lines_of(self, doc: int, origins: frozenset[str]) -> list[StoredLine]:
+        """The session's lines of ``origins``, in transcript order."""
+        codes = {ORIGIN_CODE[o] for o in origins}
+        placed = []
+        for part in parts_for(origins):
+            held = self.part(doc, part)
+            if held is not None:
+                placed += [
+                    (held.order(n), held) for n, code in enumerate(held.origins) if code in codes
+                ]
+        placed.sort(key=lambda item: item[0])
+        return [held.stored(order[2]) for order, held in placed]
+
+    def candidates(self, needles: Sequence[str], parts: Sequence[int]) -> dict[int, list[int]]:
+        """By doc: its parts whose folded lines may contain every needle (each ≥ 3
+        characters), somewhere; a superset of the parts with a line that does."""
         trigrams = sorted({n[i : i + 3] for n in needles for i in range(len(n) - 2)})
         query = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in trigrams)
-        codes = {_ORIGIN_CODE[o] for o in origins}
-        found: dict[int, list[StoredLine]] = {}
-        for doc, origin, message, block, text in self.conn.execute(
-            "SELECT l.doc, l.origin, l.message, l.block, l.text FROM line_fts f "
-            "JOIN line l ON l.rowid = f.rowid WHERE line_fts MATCH ?",
-            (query,),
+        wanted = set(parts)
+        found: dict[int, list[int]] = {}
+        for (rowid,) in self.conn.execute(
+            "SELECT rowid FROM body_fts WHERE body_fts MATCH ?", (query,)
         ):
-            if doc in docs and origin in codes:
-                found.setdefault(doc, []).append(
-                    StoredLine(doc, ORIGINS[origin], message, block, text)
-                )
+            doc, part = divmod(int(rowid), 2)
+            if part in wanted:
+                found.setdefault(doc, []).append(part)
         return found
 
     def size_bytes(self) -> int:
         page_size = self.conn.execute("PRAGMA page_size").fetchone()[0]
         pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
         return int(page_size) * int(pages)
+
+    def text_bytes(self) -> int:
+        """The UTF-8 bytes of every indexed line (decodes everything: for benchmarks)."""
+        total = 0
+        for (doc,) in self.conn.execute("SELECT doc FROM body").fetchall():
+            for part in (SAID, OUTPUT):
+                held = self.part(doc, part)
+                if held is not None:
+                    total += sum(len(text.encode("utf-8")) for text in held.texts)
+        return total
 
 
 def _fingerprints(sessions: Sequence[Discovered]) -> dict[Key, str]:
@@ -304,3 +443,11 @@ def indexed_ids(prefix: str) -> list[str]:
 def open_index() -> Index:
     conn, persistent = open_cache("search", FORMAT, SCHEMA)
     return Index(conn, persistent)
+
+
+def fallback_index(index: Index, exc: sqlite3.DatabaseError) -> Index:
+    """After ``exc`` from the persistent ``index`` (corrupt pages, a lock held too long): close
+    it and go on with an empty in-memory index, with the one warning a failed open gives."""
+    index.close()
+    cache_failed("search", exc)
+    return Index(memory_cache(FORMAT, SCHEMA), False)

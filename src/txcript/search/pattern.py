@@ -109,10 +109,12 @@ class Pattern:
     def empty(self) -> bool:
         return not self.atoms
 
-    def _case(self, text: str) -> str:
+    def case_form(self, text: str) -> str:
+        """``text`` as exact, prefix and suffix atoms compare it (smart case)."""
         return text if self.case_sensitive else text.lower()
 
-    def _fuzzy_form(self, text: str) -> str:
+    def fuzzy_form(self, text: str) -> str:
+        """``text`` as fuzzy atoms compare it (smart case, diacritics folded)."""
         return text if self.case_sensitive else fold(text)
 
     def literal_needles(self) -> list[str]:
@@ -122,17 +124,17 @@ class Pattern:
     def match(self, line: str) -> LineMatch | None:
         if not self.atoms:
             return None
-        cased = self._case(line)
+        cased = self.case_form(line)
         for atom in self.negative:
-            if _plain(atom, cased, self._case(atom.text)) is not None:
+            if _plain(atom, cased, self.case_form(atom.text)) is not None:
                 return None
         score = 0
         spans: list[tuple[int, int]] = []
         for atom in self.positive:
             if atom.kind == "fuzzy":
-                found = _fuzzy(self._fuzzy_form(atom.text), self._fuzzy_form(line))
+                found = _fuzzy(self.fuzzy_form(atom.text), self.fuzzy_form(line))
             else:
-                found = _plain(atom, cased, self._case(atom.text))
+                found = _plain(atom, cased, self.case_form(atom.text))
             if found is None:
                 return None
             atom_score, atom_spans = found
@@ -140,7 +142,7 @@ class Pattern:
             spans.extend(atom_spans)
         score = min(score, _FUZZY_CAP)
         if self.literal:
-            literal = self._case(self.literal)
+            literal = self.case_form(self.literal)
             at = cased.find(literal)
             if at >= 0:
                 score += LITERAL_BONUS

@@ -1,4 +1,4 @@
-"""Running a pattern over the index: candidate lines, exact scores, ranked sessions and hits.
+"""Running a pattern over the index: candidate sessions, exact scores, ranked sessions and hits.
 
 Ranking: a session scores its best line; sessions sort by score (descending), then start time
 (newest first), then discovery order. Each session keeps its ``hits_per_session`` best lines,
@@ -12,10 +12,16 @@ limit makes the lower ones unnecessary:
 3. every other line (a scan, needed only when the first tiers found fewer sessions than asked).
 
 Every line of tier 1 scores the same (the bonus plus every atom's maximum), and so does every
-line of tier 2, so within those tiers sessions rank by recency alone: they are visited newest
-first and the visit stops once the limit is filled. A case-sensitive pattern's tier 2 is not
-uniform (the index folds case), so its candidates are scored in full. The winning sessions are
-then re-scored over all their lines, so hits and scores are exact.
+line of tier 2, and that score is the best any line can reach at that tier. So within those
+tiers sessions rank by recency alone: they are visited newest first, the visit stops once the
+limit is filled, and a session's hits are its first lines reaching the tier's score, found
+without scoring the rest. A case-sensitive pattern's tier 2 is not uniform (the index folds
+case), so its candidates are scored in full, as are the winners of the scan.
+
+Only lines that can match are scored: the trigram index names the parts of sessions worth
+decoding, a substring test on the folded lines picks the lines of tiers 1 and 2, and the scan
+keeps the lines holding the first positive atom (as a subsequence, by rapidfuzz, for a fuzzy
+atom) before the full pattern runs.
 """
 
 from __future__ import annotations
@@ -23,10 +29,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rapidfuzz import process
+from rapidfuzz.distance import LCSseq
+
 from txcript.harnesses.base import Discovered
-from txcript.search.index import Index, StoredLine, session_key
+from txcript.search.index import ORIGIN_CODE, Index, Part, parts_for, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
-from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, Pattern, fold
+from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, fold
 
 #: Trigram narrowing needs at least this many characters per needle.
 _MIN_NEEDLE = 3
@@ -50,34 +59,116 @@ class SessionMatch:
     hits: tuple[Hit, ...]
 
 
-def _best(pattern: Pattern, lines: Sequence[StoredLine]) -> dict[int, int]:
-    best: dict[int, int] = {}
-    for line in lines:
-        found = pattern.match(line.text)
-        if found is not None and found.score > best.get(line.doc, -1):
-            best[line.doc] = found.score
-    return best
+#: A scored line: its score, its place in the transcript, and the hit it makes.
+Scored = tuple[int, tuple[int, int, int], Hit]
 
 
-def _score(pattern: Pattern, text: str) -> int:
-    found = pattern.match(text)
-    return -1 if found is None else found.score
+def _hit(part: Part, line: int, found: LineMatch) -> Scored:
+    stored = part.stored(line)
+    hit = Hit(
+        stored.message, stored.block, stored.origin, stored.text, found.score, found.highlights
+    )
+    return found.score, part.order(line), hit
 
 
-def _hits(pattern: Pattern, lines: Sequence[StoredLine], keep: int) -> tuple[int, tuple[Hit, ...]]:
-    scored: list[tuple[int, int, Hit]] = []
-    for position, line in enumerate(lines):
-        found = pattern.match(line.text)
-        if found is not None:
-            hit = Hit(
-                line.message, line.block, line.origin, line.text, found.score, found.highlights
+class _Lines:
+    """The parts of sessions a search looks at, decoded once, and how lines are picked."""
+
+    def __init__(self, index: Index, pattern: Pattern, origins: frozenset[str]) -> None:
+        self.index = index
+        self.pattern = pattern
+        self.codes = frozenset(ORIGIN_CODE[o] for o in origins)
+        self.parts = parts_for(origins)
+        self._held: dict[tuple[int, int], Part | None] = {}
+
+    def part(self, doc: int, part: int, keep: bool = True) -> Part | None:
+        key = (doc, part)
+        if key in self._held:
+            return self._held[key]
+        held = self.index.part(doc, part)
+        if keep:
+            self._held[key] = held
+        return held
+
+    def _wanted(self, part: Part, lines: Sequence[int]) -> list[int]:
+        origins = part.origins
+        return [n for n in lines if origins[n] in self.codes]
+
+    def holding(self, part: Part, needles: Sequence[str]) -> list[int]:
+        """Lines of the search's origins whose folded text contains every needle."""
+        first, *rest = sorted(needles, key=len, reverse=True)
+        folded = part.folded
+        lines = [n for n, text in enumerate(folded) if first in text]
+        if rest:
+            lines = [n for n in lines if all(needle in folded[n] for needle in rest)]
+        return self._wanted(part, lines)
+
+    def possible(self, part: Part) -> list[int]:
+        """Lines of the search's origins that hold the first positive atom (all lines when
+        there is none): every line the pattern can match is among them."""
+        pattern = self.pattern
+        if not pattern.positive:
+            return self._wanted(part, range(len(part.texts)))
+        anchor = pattern.positive[0]
+        if anchor.kind == "fuzzy":
+            needle = pattern.fuzzy_form(anchor.text)
+            texts = part.texts if pattern.case_sensitive else part.folded
+            found = process.extract(
+                needle, texts, scorer=LCSseq.similarity, score_cutoff=len(needle), limit=None
             )
-            scored.append((found.score, position, hit))
+            return self._wanted(part, sorted(n for _, _, n in found))
+        needle = pattern.case_form(anchor.text)
+        texts = part.texts if pattern.case_sensitive else part.lowered
+        return self._wanted(part, [n for n, text in enumerate(texts) if needle in text])
+
+    def scored(
+        self, doc: int, parts: Sequence[int], needles: Sequence[str] | None, keep: bool = True
+    ) -> list[Scored]:
+        """Every matching line of the doc's ``parts`` (those holding ``needles``, when given)."""
+        out: list[Scored] = []
+        for part_id in parts:
+            part = self.part(doc, part_id, keep)
+            if part is None:
+                continue
+            lines = self.possible(part) if needles is None else self.holding(part, needles)
+            for line in lines:
+                found = self.pattern.match(part.texts[line])
+                if found is not None:
+                    out.append(_hit(part, line, found))
+        return out
+
+    def reaching(
+        self, doc: int, parts: Sequence[int], needles: Sequence[str], score: int, keep: int
+    ) -> list[Scored]:
+        """The doc's first ``keep`` lines (at least one) in transcript order scoring ``score``,
+        the best score a line holding ``needles`` can have."""
+        out: list[Scored] = []
+        wanted = max(1, keep)
+        for part_id in parts:
+            part = self.part(doc, part_id)
+            if part is None:
+                continue
+            count = 0
+            for line in self.holding(part, needles):
+                found = self.pattern.match(part.texts[line])
+                if found is not None and found.score >= score:
+                    out.append(_hit(part, line, found))
+                    count += 1
+                    if count >= wanted:
+                        break
+        out.sort(key=lambda item: item[1])
+        return out[:wanted]
+
+
+def _top(scored: list[Scored], keep: int) -> tuple[int, tuple[Hit, ...]]:
     if not scored:
         return -1, ()
     top = sorted(scored, key=lambda item: (-item[0], item[1]))[:keep]
-    ordered = tuple(hit for _, _, hit in sorted(top, key=lambda item: item[1]))
-    return top[0][0], ordered
+    return scored_best(scored), tuple(hit for _, _, hit in sorted(top, key=lambda item: item[1]))
+
+
+def scored_best(scored: list[Scored]) -> int:
+    return max(score for score, _, _ in scored)
 
 
 def search(
@@ -101,8 +192,9 @@ def search(
         if held is not None and held[0] not in rank:
             rank[held[0]] = position
             by_doc[held[0]] = session
-    docs = set(rank)
+    lines = _Lines(index, pattern, origins)
     best: dict[int, int] = {}
+    settled: dict[int, tuple[Hit, ...]] = {}
     uniform = min(len(pattern.positive) * ATOM_MAX, LITERAL_BONUS - 1)
     tiers: list[tuple[list[str], int | None]] = []
     literal = fold(pattern.literal)
@@ -114,22 +206,38 @@ def search(
     for needles_of_tier, tier_score in tiers:
         if len(best) >= limit:
             break
-        candidates = index.substring_lines(needles_of_tier, docs - best.keys(), origins)
+        candidates = {
+            doc: parts
+            for doc, parts in index.candidates(needles_of_tier, lines.parts).items()
+            if doc in rank and doc not in best
+        }
         if tier_score is None:
-            best.update(_best(pattern, [ln for group in candidates.values() for ln in group]))
+            for doc, parts in candidates.items():
+                scored = lines.scored(doc, parts, needles_of_tier)
+                if scored:
+                    best[doc] = scored_best(scored)
             continue
         for doc in sorted(candidates, key=rank.__getitem__):
-            if any(_score(pattern, ln.text) >= tier_score for ln in candidates[doc]):
+            reached = lines.reaching(
+                doc, candidates[doc], needles_of_tier, tier_score, hits_per_session
+            )
+            if reached:
                 best[doc] = tier_score
+                settled[doc] = tuple(hit for _, _, hit in reached[:hits_per_session])
                 if len(best) >= limit:
                     break
     if len(best) < limit:
-        for doc in sorted(docs - best.keys(), key=rank.__getitem__):
-            best.update(_best(pattern, index.lines_of(doc, origins)))
+        for doc in sorted(rank.keys() - best.keys(), key=rank.__getitem__):
+            scored = lines.scored(doc, lines.parts, None, keep=False)
+            if scored:
+                best[doc] = scored_best(scored)
     chosen = sorted(best, key=lambda d: (-best[d], rank[d]))[:limit]
-    scored = []
+    matches = []
     for doc in chosen:
-        score, hits = _hits(pattern, index.lines_of(doc, origins), hits_per_session)
-        scored.append((score, rank[doc], SessionMatch(by_doc[doc], score, hits)))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [match for _, _, match in scored]
+        if doc in settled:
+            score, hits = best[doc], settled[doc]
+        else:
+            score, hits = _top(lines.scored(doc, lines.parts, None), hits_per_session)
+        matches.append((score, rank[doc], SessionMatch(by_doc[doc], score, hits)))
+    matches.sort(key=lambda item: (-item[0], item[1]))
+    return [match for _, _, match in matches]
