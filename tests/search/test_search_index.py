@@ -257,3 +257,29 @@ def test_tiered_search_ranks_exactly_as_scanning_every_line(stores: Path, patter
             ], (pattern, limit)
     finally:
         index.close()
+
+
+def test_corrupt_pages_met_after_opening_degrade_with_one_warning(stores: Path) -> None:
+    """The cache is opened without a full integrity check (it would read the whole file on every
+    query), so damage past the header surfaces only when a query reads it: that run goes on in
+    memory with the same one warning an unreadable file gives, and still finds the session."""
+    save_claude(
+        stores / "claude",
+        transcript("77777777-7777-4777-8777-777777777777", [("user", "the auth bug")]),
+    )
+    assert find("auth bug")
+    path = stores / "cache" / "search.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'body'").fetchone()
+    conn.close()
+    with path.open("r+b") as handle:  # the page holding the sessions' lines, read by queries only
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xff" * page_size)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = find("auth bug")
+    assert [m.session.meta_id for m in found] == ["77777777-7777-4777-8777-777777777777"]
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and "search cache unavailable" in messages[0], messages

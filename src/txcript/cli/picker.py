@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 from datetime import datetime
 from typing import Any
 
@@ -179,11 +180,17 @@ def run_picker(
 ) -> None:
     """Index, pick, then continue the pick exactly as ``txcript continue`` would."""
     from txcript.cli.writing import continue_command
-    from txcript.search import indexed_sessions, open_index
+    from txcript.search import fallback_index, indexed_sessions, open_index
 
     index = open_index()
     try:
-        chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
+        try:
+            chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
+        except sqlite3.DatabaseError as exc:
+            if not index.persistent:
+                raise
+            index = fallback_index(index, exc)
+            chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
         picked = pick(chosen, index, origins)
     finally:
         index.close()

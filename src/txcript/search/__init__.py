@@ -6,11 +6,12 @@ persistent index up to date (reading only changed sessions), and runs the patter
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
 from txcript.harnesses.base import Discovered
-from txcript.search.index import Index, Progress, UpdateStats, open_index
+from txcript.search.index import Index, Progress, UpdateStats, fallback_index, open_index
 from txcript.search.lines import DEFAULT_ORIGINS, ORIGINS, Line, extract
 from txcript.search.pattern import Pattern
 from txcript.search.query import Hit, SessionMatch, search
@@ -25,6 +26,7 @@ __all__ = [
     "SessionMatch",
     "UpdateStats",
     "extract",
+    "fallback_index",
     "find",
     "indexed_sessions",
     "open_index",
@@ -75,18 +77,23 @@ def find(
     """Sessions matching ``pattern`` (every session, newest first, when it is empty)."""
     own = index is None
     index = open_index() if index is None else index
-    try:
+
+    def run(index: Index) -> list[SessionMatch]:
         chosen = indexed_sessions(
             index, harness_names, cwd=cwd, since=since, until=until, progress=progress
         )
         return search(
-            index,
-            chosen,
-            pattern,
-            origins=origins,
-            limit=limit,
-            hits_per_session=hits_per_session,
+            index, chosen, pattern, origins=origins, limit=limit, hits_per_session=hits_per_session
         )
+
+    try:
+        try:
+            return run(index)
+        except sqlite3.DatabaseError as exc:
+            if not (own and index.persistent):
+                raise
+            index = fallback_index(index, exc)
+            return run(index)
     finally:
         if own:
             index.close()

@@ -66,15 +66,27 @@ def open_cache(name: str, format_version: str, schema: str) -> tuple[sqlite3.Con
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT, isolation_level=None)
         try:
-            conn.execute("PRAGMA quick_check(1)").fetchone()
+            # Only the header and schema are checked here (a full check reads the whole file,
+            # which costs more than a warm query): a user of a cache treats a DatabaseError
+            # met later as this failure, through :func:`cache_failed`.
             _prepare(conn, format_version, schema)
         except BaseException:
             conn.close()
             raise
         return conn, True
     except (sqlite3.Error, OSError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        warn(f"{name} cache unavailable ({reason}); running without it")
+        cache_failed(name, exc)
+    return memory_cache(format_version, schema), False
+
+
+def cache_failed(name: str, exc: BaseException) -> None:
+    """The one warning for a cache that cannot be used in this run."""
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    warn(f"{name} cache unavailable ({reason}); running without it")
+
+
+def memory_cache(format_version: str, schema: str) -> sqlite3.Connection:
+    """An empty in-memory cache laid out as ``schema`` (the stand-in for a failed file)."""
     memory = sqlite3.connect(":memory:", isolation_level=None)
     _prepare(memory, format_version, schema)
-    return memory, False
+    return memory
