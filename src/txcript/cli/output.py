@@ -14,13 +14,15 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import cache
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
-from rich.cells import cell_len, set_cell_size
-from rich.console import Console
-from rich.text import Text
+
+if TYPE_CHECKING:  # rich is imported where it is used: `query --json` never needs it
+    from rich.console import Console
+    from rich.text import Text
 
 #: ``--color``: ``auto`` colours a terminal unless ``NO_COLOR`` is set (or ``FORCE_COLOR`` is).
 COLOUR_CHOICES = ("auto", "always", "never")
@@ -84,16 +86,22 @@ def colour_enabled(stream: Any, choice: str = "auto") -> bool:
     return is_terminal(stream) and os.environ.get("TERM") != "dumb"
 
 
-class _Console(Console):
-    def on_broken_pipe(self) -> None:
-        # rich exits 1 here; the CLI's handler ends a closed pipe (`| head`) quietly with 0.
-        self.quiet = True
-        raise BrokenPipeError
+@cache
+def _console_class() -> type[Console]:
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits 1 here; the CLI's handler ends a closed pipe (`| head`) quietly with 0.
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console
 
 
 def console(stream: TextIO | None = None, *, colour: bool = False) -> Console:
     """A rich console that prints exactly what it is given: no markup, highlighting or wrapping."""
-    return _Console(
+    return _console_class()(
         file=stream if stream is not None else sys.stdout,
         color_system="standard" if colour else None,
         force_terminal=colour,
@@ -108,6 +116,8 @@ def terminal_width(stream: Any) -> int | None:
     """The width of the terminal ``stream`` writes to, or None when it is not a terminal."""
     if not is_terminal(stream):
         return None
+    from rich.console import Console
+
     return Console(file=stream).width
 
 
@@ -117,6 +127,8 @@ def harness_style(harness: str) -> str:
 
 def styled(*parts: str | tuple[str, str]) -> Text:
     """One line from plain parts and ``(text, style)`` pairs (text is never read as markup)."""
+    from rich.text import Text
+
     line = Text()
     for part in parts:
         if isinstance(part, tuple):
@@ -133,6 +145,8 @@ def echo_styled(*parts: str | tuple[str, str], colour: bool, err: bool = False) 
 
 def cut(text: str, width: int) -> str:
     """``text`` cut to ``width`` terminal cells (wide CJK and emoji count two) with ``…``."""
+    from rich.cells import cell_len, set_cell_size
+
     if cell_len(text) <= width:
         return text
     if width <= 1:
@@ -142,6 +156,8 @@ def cut(text: str, width: int) -> str:
 
 def pad(text: str, width: int) -> str:
     """``text`` cut and padded to exactly ``width`` cells."""
+    from rich.cells import set_cell_size
+
     return set_cell_size(cut(text, width), width)
 
 
@@ -165,6 +181,8 @@ def progress(label: str) -> Iterator[None]:
     if not is_terminal(stream):
         yield
         return
+    from rich.console import Console
+
     with Console(file=stream, highlight=False, markup=False).status(label):
         yield
 
@@ -184,6 +202,8 @@ def show_long(text: str, *, pager: bool) -> None:
 
 
 def _rows(text: str, columns: int) -> int:
+    from rich.cells import cell_len
+
     columns = max(columns, 1)
     return sum(max(1, -(-cell_len(line) // columns)) for line in text.split("\n"))
 
