@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, Pattern
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, Pattern, fold, fold_lines
 
 
 def matches(pattern: str, line: str) -> bool:
@@ -69,3 +72,17 @@ def test_highlights_are_character_offsets() -> None:
 def test_empty_and_blank_patterns_match_nothing_per_line() -> None:
     assert Pattern("").empty and Pattern("   ").empty
     assert Pattern("").match("anything") is None
+
+
+@settings(max_examples=300)
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n")), min_size=1))
+def test_folding_a_whole_part_folds_each_of_its_lines(lines: list[str]) -> None:
+    """Queries fold a session's joined lines in one pass; it must agree with the per-line fold
+    the index and the matcher use (final sigma, dotted capital I, diacritics, Hangul)."""
+    joined = "\n".join(lines)
+    assert fold_lines(joined) == "\n".join(fold(line) for line in lines)
+
+
+def test_folding_a_whole_part_edge_cases() -> None:
+    text = "ΟΔΟΣ\nCafé İstanbul\n한국\nplain"
+    assert fold_lines(text) == "\n".join(fold(line) for line in text.split("\n"))

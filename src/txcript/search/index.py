@@ -11,9 +11,7 @@ Layout, chosen by measuring on the generated 5,000-session benchmark corpus (see
 ``benchmarks/README.md``): a session's lines are kept as two compressed **parts**, what was
 *said* (every origin but ``tool_result``: searched by default, so it must decode fast: zlib)
 and tool *output* (about three quarters of all text and searched only when asked: bz2, about
-0.17 of its size against zlib's 0.28). Each part is one MessagePack document of line runs
-(origin, message, block, count) and the lines joined by ``\\n`` (a line never holds one: lines
-come from ``str.splitlines``).
+0.17 of its size against zlib's 0.28); :mod:`.parts` describes a part and how a query reads it.
 
 Sessions are narrowed with an FTS5 **trigram** index with one row per part (rowid ``2 × doc +
 part``) over the part's distinct folded lines (lower case, diacritics removed). It answers
@@ -34,15 +32,12 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from itertools import repeat
-
-import msgspec
 
 from txcript import harnesses
 from txcript.diagnostics import warn
 from txcript.harnesses.base import Discovered
-from txcript.search.lines import ORIGINS, Line, extract
+from txcript.search.lines import Line, extract
+from txcript.search.parts import ORIGIN_CODE, Part, StoredLine, pack
 from txcript.search.pattern import fold
 from txcript.shared.cache import cache_failed, memory_cache, open_cache
 from txcript.shared.gcpause import without_gc
@@ -66,8 +61,6 @@ CREATE VIRTUAL TABLE body_fts USING fts5(
   folded, content='', tokenize='trigram', detail='none', columnsize=0
 )
 """
-ORIGIN_CODE = {name: code for code, name in enumerate(ORIGINS)}
-_OUTPUT_CODE = ORIGIN_CODE["tool_result"]
 #: The two parts of a session's lines, and the FTS rowid of a part: ``2 * doc + part``.
 SAID, OUTPUT = 0, 1
 _COLUMN = {SAID: "said", OUTPUT: "output"}
@@ -77,10 +70,6 @@ _BATCH_SECONDS = 1.0
 
 Key = tuple[str, str, str]
 Progress = Callable[[int, int, int], None]
-Run = tuple[int, int | None, int, int]
-
-_encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(tuple[list[Run], str]).decode
 
 
 def session_key(session: Discovered) -> Key:
@@ -109,84 +98,6 @@ class UpdateStats:
     pruned: int = 0
     skipped: int = 0
     read_keys: list[Key] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class StoredLine:
-    doc: int
-    origin: str
-    message: int | None
-    block: int
-    text: str
-
-
-class Part:
-    """One decoded part of a session: its lines, and per line its origin, message and block.
-
-    Per-line views are built on first use, so a query that only needs the folded text of a
-    part never expands its runs."""
-
-    def __init__(self, doc: int, part: int, runs: list[Run], joined: str) -> None:
-        self.doc = doc
-        self.part = part
-        self.runs = runs
-        self.joined = joined
-
-    @cached_property
-    def texts(self) -> list[str]:
-        return self.joined.split("\n") if self.runs else []
-
-    @cached_property
-    def folded(self) -> list[str]:
-        """Each line folded as :func:`.pattern.fold` folds it."""
-        lowered = self.joined.lower()
-        if lowered.isascii() and len(lowered) == len(self.joined):
-            return lowered.split("\n") if self.runs else []
-        return [fold(text) for text in self.texts]
-
-    @cached_property
-    def lowered(self) -> list[str]:
-        lowered = self.joined.lower()
-        return lowered.split("\n") if self.runs else []
-
-    @cached_property
-    def origins(self) -> list[int]:
-        return [code for code, _, _, count in self.runs for code in repeat(code, count)]
-
-    @cached_property
-    def messages(self) -> list[int | None]:
-        return [message for _, message, _, count in self.runs for message in repeat(message, count)]
-
-    @cached_property
-    def blocks(self) -> list[int]:
-        return [block for _, _, block, count in self.runs for block in repeat(block, count)]
-
-    def order(self, line: int) -> tuple[int, int, int]:
-        """Where a line sits in the transcript (meta lines first), comparable across parts."""
-        message = self.messages[line]
-        return (-1 if message is None else message, self.blocks[line], line)
-
-    def stored(self, line: int) -> StoredLine:
-        return StoredLine(
-            self.doc,
-            ORIGINS[self.origins[line]],
-            self.messages[line],
-            self.blocks[line],
-            self.texts[line],
-        )
-
-
-def _pack(lines: Sequence[Line]) -> bytes:
-    runs: list[list[int | None]] = []
-    last: tuple[int, int | None, int] | None = None
-    for line in lines:
-        key = (ORIGIN_CODE[line.origin], line.message, line.block)
-        if key == last:
-            runs[-1][3] += 1  # type: ignore[operator]
-        else:
-            runs.append([*key, 1])
-            last = key
-    return _encode((runs, "\n".join(line.text for line in lines)))
 
 
 def _fts_text(texts: Iterable[str]) -> str:
@@ -322,8 +233,8 @@ class Index:
                 "INSERT INTO body(doc, said, output) VALUES (?, ?, ?)",
                 (
                     doc,
-                    zlib.compress(_pack(said), 6) if said else None,
-                    bz2.compress(_pack(output), 9) if output else None,
+                    zlib.compress(pack(said), 6) if said else None,
+                    bz2.compress(pack(output), 9) if output else None,
                 ),
             )
             for part, part_lines in ((SAID, said), (OUTPUT, output)):
@@ -341,8 +252,7 @@ class Index:
         ).fetchone()
         if row is None or row[0] is None:
             return None
-        runs, joined = _decode(_decompress(part, row[0]))
-        return Part(doc, part, runs, joined)
+        return Part(doc, _decompress(part, row[0]))
 
     def lines_of(self, doc: int, origins: frozenset[str]) -> list[StoredLine]:
         """The session's lines of ``origins``, in transcript order."""
@@ -352,7 +262,7 @@ class Index:
             held = self.part(doc, part)
             if held is not None:
                 placed += [
-                    (held.order(n), held) for n, code in enumerate(held.origins) if code in codes
+                    (held.order(n), held) for n in range(len(held.texts)) if held.origin(n) in codes
                 ]
         placed.sort(key=lambda item: item[0])
         return [held.stored(order[2]) for order, held in placed]

@@ -35,10 +35,25 @@ def fold(text: str) -> str:
         return lowered if len(lowered) == len(text) else text
     out = []
     for ch in lowered:
-        base = unicodedata.normalize("NFD", ch)[0] if not ch.isascii() else ch
-        out.append(base)
+        out.append(_base(ch) if not ch.isascii() else ch)
     folded = "".join(out)
     return folded if len(folded) == len(text) else text
+
+
+@lru_cache(maxsize=4096)
+def _base(ch: str) -> str:
+    return unicodedata.normalize("NFD", ch)[0]
+
+
+def fold_lines(text: str) -> str:
+    """:func:`fold` of each ``\\n``-separated line of ``text``, joined again, in one pass (no
+    per-line work unless a character changes length when lower-cased)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return "\n".join(fold(line) for line in text.split("\n"))
+    if lowered.isascii():
+        return lowered
+    return lowered.translate({ord(ch): _base(ch) for ch in set(lowered) if not ch.isascii()})
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,15 +26,16 @@ atom) before the full pattern runs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import process
 from rapidfuzz.distance import LCSseq
 
 from txcript.harnesses.base import Discovered
-from txcript.search.index import ORIGIN_CODE, Index, Part, parts_for, session_key
+from txcript.search.index import Index, parts_for, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
+from txcript.search.parts import ORIGIN_CODE, Part
 from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, fold
 
 #: Trigram narrowing needs at least this many characters per needle.
@@ -90,36 +91,47 @@ class _Lines:
             self._held[key] = held
         return held
 
-    def _wanted(self, part: Part, lines: Sequence[int]) -> list[int]:
-        origins = part.origins
-        return [n for n in lines if origins[n] in self.codes]
+    def _wanted(self, part: Part, lines: Iterable[int]) -> list[int]:
+        codes = self.codes
+        return [n for n in lines if part.origin(n) in codes]
 
     def holding(self, part: Part, needles: Sequence[str]) -> list[int]:
         """Lines of the search's origins whose folded text contains every needle."""
-        first, *rest = sorted(needles, key=len, reverse=True)
-        folded = part.folded
-        lines = [n for n, text in enumerate(folded) if first in text]
-        if rest:
-            lines = [n for n in lines if all(needle in folded[n] for needle in rest)]
-        return self._wanted(part, lines)
+        return self._wanted(part, part.lines_holding(needles))
 
     def possible(self, part: Part) -> list[int]:
-        """Lines of the search's origins that hold the first positive atom (all lines when
-        there is none): every line the pattern can match is among them."""
+        """Lines of the search's origins that can match: each positive atom must occur in the
+        part as a whole (a fuzzy one as a subsequence), and a line must hold the most
+        selective atom (an exact one when there is one, else the first fuzzy one)."""
         pattern = self.pattern
+        exact = pattern.case_sensitive
+        for atom in pattern.positive:
+            if atom.kind == "fuzzy":
+                needle = pattern.fuzzy_form(atom.text)
+                if LCSseq.similarity(needle, part.joined if exact else part.folded_joined) < len(
+                    needle
+                ):
+                    return []
+            elif pattern.case_form(atom.text) not in (
+                part.joined if exact else part.lowered_joined
+            ):
+                return []
         if not pattern.positive:
             return self._wanted(part, range(len(part.texts)))
-        anchor = pattern.positive[0]
+        anchor = next((a for a in pattern.positive if a.kind != "fuzzy"), pattern.positive[0])
         if anchor.kind == "fuzzy":
             needle = pattern.fuzzy_form(anchor.text)
-            texts = part.texts if pattern.case_sensitive else part.folded
             found = process.extract(
-                needle, texts, scorer=LCSseq.similarity, score_cutoff=len(needle), limit=None
+                needle,
+                part.texts if exact else part.folded,
+                scorer=LCSseq.similarity,
+                score_cutoff=len(needle),
+                limit=None,
             )
             return self._wanted(part, sorted(n for _, _, n in found))
         needle = pattern.case_form(anchor.text)
-        texts = part.texts if pattern.case_sensitive else part.lowered
-        return self._wanted(part, [n for n, text in enumerate(texts) if needle in text])
+        texts = part.texts if exact else part.lowered
+        return self._wanted(part, (n for n, text in enumerate(texts) if needle in text))
 
     def scored(
         self, doc: int, parts: Sequence[int], needles: Sequence[str] | None, keep: bool = True
