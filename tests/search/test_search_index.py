@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -283,3 +284,72 @@ def test_corrupt_pages_met_after_opening_degrade_with_one_warning(stores: Path) 
     assert [m.session.meta_id for m in found] == ["77777777-7777-4777-8777-777777777777"]
     messages = [str(w.message) for w in caught]
     assert len(messages) == 1 and "search cache unavailable" in messages[0], messages
+
+
+def _written_ago(database: Path, seconds: float) -> None:
+    """Date the database's files back, as a store the app last wrote ``seconds`` ago."""
+    when = time.time() - seconds
+    for name in (database, Path(f"{database}-wal"), Path(f"{database}-journal")):
+        if name.exists():
+            os.utime(name, (when, when))
+
+
+def test_an_unwritten_cursor_database_is_not_fingerprinted_again(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cursor's fingerprints scan every bubble key of a multi-GB database; while the database's
+    files have not moved since the last update, the held fingerprints stand. A write moves
+    them: the next update asks again and re-reads exactly the changed session."""
+    from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
+
+    database = stores / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    fx.app_3_16(database)
+    _written_ago(database, 60)
+    asked: list[int] = []
+    real = CursorDesktopStore.fingerprints
+
+    def counted(self: CursorDesktopStore, references: object) -> dict[str, str]:
+        refs = list(references)  # type: ignore[call-overload]
+        asked.append(len(refs))
+        return real(self, refs)
+
+    monkeypatch.setattr(CursorDesktopStore, "fingerprints", counted)
+    assert _update(), "the Cursor sessions were indexed"
+    assert asked and asked[-1] > 0
+    asked.clear()
+    assert _update() == []
+    assert asked == []  # nothing written since: nothing asked
+
+    conn = sqlite3.connect(database)
+    conn.execute(
+        "UPDATE composerHeaders SET lastUpdatedAt = lastUpdatedAt + 1 WHERE composerId = ?",
+        (fx.CID_A,),
+    )
+    conn.commit()
+    conn.close()
+    assert [key[1] for key in _update()] == [fx.CID_A]  # written just now: asked in full
+    _written_ago(database, 30)
+    asked.clear()
+    assert _update() == []
+    assert asked and asked[-1] > 0  # a new token is checked once in full, then it stands
+    asked.clear()
+    assert _update() == []
+    assert asked == []
+
+
+def test_a_database_written_in_the_last_seconds_gives_no_change_token(tmp_path: Path) -> None:
+    from txcript.shared.sqlite import change_token
+
+    database = tmp_path / "state.vscdb"
+    sqlite3.connect(database).execute("CREATE TABLE t(x)").connection.close()
+    assert change_token(database) == ""  # mtime resolution: a same-size write could hide
+    _written_ago(database, 60)
+    first = change_token(database)
+    assert first
+    conn = sqlite3.connect(database)
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.commit()
+    conn.close()
+    _written_ago(database, 30)
+    assert change_token(database) not in ("", first)
+    assert change_token(tmp_path / "missing.vscdb") == "-/-/-"

@@ -104,6 +104,20 @@ class Store(Protocol[NativeT]):
     def location(self, reference: str) -> str: ...
 
 
+def change_token(store: object) -> str:
+    """``store.change_token()`` for a store that has one (optional): a token that moves
+    whenever any of its sessions may have changed, so fingerprints taken under a token still
+    hold while ``change_token`` returns it. ``""`` means unknown: ask for fingerprints."""
+    method = getattr(store, "change_token", None)
+    if method is None:
+        return ""
+    try:
+        token = method()
+    except Exception:  # a token is only a shortcut
+        return ""
+    return token if isinstance(token, str) else ""
+
+
 class Harness(ABC, Generic[NativeT]):
     """A harness: its identity, codec and text form, and (optionally) its store."""
 

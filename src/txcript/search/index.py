@@ -35,14 +35,14 @@ from dataclasses import dataclass, field
 
 from txcript import harnesses
 from txcript.diagnostics import warn
-from txcript.harnesses.base import Discovered
+from txcript.harnesses.base import Discovered, change_token
 from txcript.search.lines import Line, extract
 from txcript.search.parts import ORIGIN_CODE, Part, StoredLine, pack
 from txcript.search.pattern import fold
 from txcript.shared.cache import cache_failed, memory_cache, open_cache
 from txcript.shared.gcpause import without_gc
 
-FORMAT = "search-3"
+FORMAT = "search-4"
 SCHEMA = """
 CREATE TABLE doc(
   doc INTEGER PRIMARY KEY,
@@ -56,6 +56,11 @@ CREATE TABLE body(
   doc INTEGER PRIMARY KEY,
   said BLOB,
   output BLOB
+);
+CREATE TABLE store(
+  harness TEXT PRIMARY KEY,
+  root TEXT NOT NULL,
+  token TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE body_fts USING fts5(
   folded, content='', tokenize='trigram', detail='none', columnsize=0
@@ -147,7 +152,7 @@ class Index:
         stale = [
             key for key in known if key not in wanted and (in_scope is None or key[0] in in_scope)
         ]
-        fingerprints = _fingerprints(sessions)
+        fingerprints, tokens = self._fingerprints(sessions)
         todo: list[tuple[Discovered, str]] = []
         for session in sessions:
             key = session_key(session)
@@ -166,6 +171,7 @@ class Index:
             lines = _read_lines(session)
             if lines is None:
                 stats.skipped += 1
+                tokens.pop(session.harness, None)  # its next update tries it again
             else:
                 batch.append((session, fingerprint, lines))
                 stats.read += 1
@@ -177,9 +183,66 @@ class Index:
                 progress(done, len(todo), stats.reused)
         if batch:
             self._write(lambda: self._store(batch))
+        # Only now: an update cut short must not vouch for fingerprints it never stored.
+        self._write(lambda: self._record_tokens(tokens, sessions))
         if stats.skipped:
             warn(f"{stats.skipped} session(s) could not be read and are not searchable")
         return stats
+
+    def _fingerprints(
+        self, sessions: Sequence[Discovered]
+    ) -> tuple[dict[Key, str], dict[str, tuple[str, str]]]:
+        """Each session's fingerprint, and each store's change token (by harness) to record.
+
+        A store whose change token is the one recorded at the last update has not been written
+        since, so the fingerprints held then still hold and the store is asked only about
+        sessions the index does not hold (its fingerprints can cost a scan: Cursor's counts
+        every bubble key)."""
+        by_harness: dict[str, list[Discovered]] = {}
+        for session in sessions:
+            by_harness.setdefault(session.harness, []).append(session)
+        recorded = {
+            harness: (root, token)
+            for harness, root, token in self.conn.execute("SELECT harness, root, token FROM store")
+        }
+        known = self.docs()
+        out: dict[Key, str] = {}
+        tokens: dict[str, tuple[str, str]] = {}
+        for harness_id, group in by_harness.items():
+            store = harnesses.get(harness_id).store()
+            if store is None:
+                continue
+            token = (str(store.root), change_token(store))
+            if token[1]:
+                tokens[harness_id] = token
+            standing = bool(token[1]) and recorded.get(harness_id) == token
+            ask = []
+            for session in group:
+                key = session_key(session)
+                held = known.get(key)
+                if standing and held is not None and held[1]:
+                    out[key] = held[1]
+                else:
+                    ask.append(session)
+            if not ask:
+                continue
+            try:
+                prints = store.fingerprints([s.reference for s in ask])
+            except Exception:  # a fingerprint failure only costs a re-read
+                prints = {}
+            for session in ask:
+                out[session_key(session)] = prints.get(session.reference, "")
+        return out, tokens
+
+    def _record_tokens(
+        self, tokens: dict[str, tuple[str, str]], sessions: Sequence[Discovered]
+    ) -> None:
+        for harness in {s.harness for s in sessions} - tokens.keys():
+            self.conn.execute("DELETE FROM store WHERE harness = ?", (harness,))
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO store(harness, root, token) VALUES (?, ?, ?)",
+            [(harness, root, token) for harness, (root, token) in tokens.items()],
+        )
 
     def _write(self, work: Callable[[], None]) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
@@ -296,24 +359,6 @@ class Index:
                 if held is not None:
                     total += sum(len(text.encode("utf-8")) for text in held.texts)
         return total
-
-
-def _fingerprints(sessions: Sequence[Discovered]) -> dict[Key, str]:
-    by_harness: dict[str, list[Discovered]] = {}
-    for session in sessions:
-        by_harness.setdefault(session.harness, []).append(session)
-    out: dict[Key, str] = {}
-    for harness_id, group in by_harness.items():
-        store = harnesses.get(harness_id).store()
-        if store is None:
-            continue
-        try:
-            prints = store.fingerprints([s.reference for s in group])
-        except Exception:  # a fingerprint failure only costs a re-read
-            prints = {}
-        for session in group:
-            out[session_key(session)] = prints.get(session.reference, "")
-    return out
 
 
 @without_gc

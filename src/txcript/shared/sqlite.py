@@ -34,6 +34,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +149,32 @@ def _stat_pair(path: str) -> tuple[int, int]:
 def _file_state(path: Path) -> tuple[object, ...]:
     base = str(path)
     return (_stat_pair(base), _stat_pair(base + "-wal"), sidecars(path))
+
+
+#: A file written this recently (ns) may be written again within its file system's timestamp
+#: granularity without its size or mtime moving, so it gives no change token yet.
+_SETTLED_NS = 2_000_000_000
+
+
+def change_token(path: Path) -> str:
+    """A token that moves whenever the database at ``path`` may have been written (its file, its
+    WAL or its rollback journal), from ``stat`` alone; ``""`` (unknown) when a file cannot be
+    examined or was written in the last two seconds."""
+    base = str(path)
+    settled = time.time_ns() - _SETTLED_NS
+    parts = []
+    for name in (base, base + "-wal", base + "-journal"):
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            parts.append("-")
+            continue
+        except OSError:
+            return ""
+        if st.st_mtime_ns >= settled:
+            return ""
+        parts.append(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+    return "/".join(parts)
 
 
 def connect(path: Path, *, immutable: bool, busy_timeout: float) -> sqlite3.Connection:

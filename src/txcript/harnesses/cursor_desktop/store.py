@@ -70,6 +70,7 @@ from txcript.harnesses.cursor_desktop.database import (
     quote_identifier,
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
+from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.files import preflight_write
 from txcript.shared.ids import CURSOR_IDS
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
@@ -481,6 +482,12 @@ class CursorDesktopStore:
             return _load(conn, schema, reference)
 
         return database.read(path, info, work, busy_timeout=self.busy_timeout)
+
+    def change_token(self) -> str:
+        """Moves whenever the database may have been written (``stat`` of it and its WAL and
+        journal; see :func:`txcript.shared.sqlite.change_token`): while it stands, every
+        fingerprint stands, and asking for them (a scan of every bubble key) can be skipped."""
+        return shared_sqlite.change_token(self.database)
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         """A change token per reference; ``""`` when unknown (treat as changed). Never raises.
