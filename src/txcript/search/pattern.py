@@ -118,6 +118,8 @@ class Pattern:
         self.case_sensitive = any(ch.isupper() for ch in text)
         self.atoms = tuple(a for a in (_atom(raw) for raw in _split_atoms(text)) if a)
         self.positive = tuple(a for a in self.atoms if not a.negated)
+        #: Cheap exact tests first: a line failing one never pays for fuzzy alignment.
+        self._checked = tuple(sorted(self.positive, key=lambda a: a.kind == "fuzzy"))
         self.negative = tuple(a for a in self.atoms if a.negated)
 
     @property
@@ -145,7 +147,7 @@ class Pattern:
                 return None
         score = 0
         spans: list[tuple[int, int]] = []
-        for atom in self.positive:
+        for atom in self._checked:
             if atom.kind == "fuzzy":
                 found = _fuzzy(self.fuzzy_form(atom.text), self.fuzzy_form(line))
             else:
@@ -163,6 +165,18 @@ class Pattern:
                 score += LITERAL_BONUS
                 spans = [(at, at + len(literal))]
         return LineMatch(score, _merge(spans))
+
+
+def holds(atom: Atom, line: str, needle: str) -> bool:
+    """Whether ``line`` satisfies the exact, prefix, suffix or whole-line ``atom`` (``needle``
+    is its text in the pattern's case form, ``line`` too)."""
+    if atom.kind == "prefix":
+        return line.startswith(needle)
+    if atom.kind == "suffix":
+        return line.endswith(needle)
+    if atom.kind == "line":
+        return line == needle
+    return needle in line
 
 
 def _plain(atom: Atom, line: str, needle: str) -> tuple[int, list[tuple[int, int]]] | None:

@@ -36,7 +36,7 @@ from txcript.harnesses.base import Discovered
 from txcript.search.index import Index, parts_for, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
 from txcript.search.parts import ORIGIN_CODE, Part
-from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, fold
+from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, fold, holds
 
 #: Trigram narrowing needs at least this many characters per needle.
 _MIN_NEEDLE = 3
@@ -73,23 +73,14 @@ def _hit(part: Part, line: int, found: LineMatch) -> Scored:
 
 
 class _Lines:
-    """The parts of sessions a search looks at, decoded once, and how lines are picked."""
+    """How a search picks and scores the lines of the parts it decodes. Parts are not kept:
+    one that does not match is dropped at once, and one that does is decoded at most twice."""
 
     def __init__(self, index: Index, pattern: Pattern, origins: frozenset[str]) -> None:
         self.index = index
         self.pattern = pattern
         self.codes = frozenset(ORIGIN_CODE[o] for o in origins)
         self.parts = parts_for(origins)
-        self._held: dict[tuple[int, int], Part | None] = {}
-
-    def part(self, doc: int, part: int, keep: bool = True) -> Part | None:
-        key = (doc, part)
-        if key in self._held:
-            return self._held[key]
-        held = self.index.part(doc, part)
-        if keep:
-            self._held[key] = held
-        return held
 
     def _wanted(self, part: Part, lines: Iterable[int]) -> list[int]:
         codes = self.codes
@@ -131,15 +122,15 @@ class _Lines:
             return self._wanted(part, sorted(n for _, _, n in found))
         needle = pattern.case_form(anchor.text)
         texts = part.texts if exact else part.lowered
-        return self._wanted(part, (n for n, text in enumerate(texts) if needle in text))
+        return self._wanted(
+            part, (n for n, text in enumerate(texts) if holds(anchor, text, needle))
+        )
 
-    def scored(
-        self, doc: int, parts: Sequence[int], needles: Sequence[str] | None, keep: bool = True
-    ) -> list[Scored]:
+    def scored(self, doc: int, parts: Sequence[int], needles: Sequence[str] | None) -> list[Scored]:
         """Every matching line of the doc's ``parts`` (those holding ``needles``, when given)."""
         out: list[Scored] = []
         for part_id in parts:
-            part = self.part(doc, part_id, keep)
+            part = self.index.part(doc, part_id)
             if part is None:
                 continue
             lines = self.possible(part) if needles is None else self.holding(part, needles)
@@ -157,7 +148,7 @@ class _Lines:
         out: list[Scored] = []
         wanted = max(1, keep)
         for part_id in parts:
-            part = self.part(doc, part_id)
+            part = self.index.part(doc, part_id)
             if part is None:
                 continue
             count = 0
@@ -240,7 +231,7 @@ def search(
                     break
     if len(best) < limit:
         for doc in sorted(rank.keys() - best.keys(), key=rank.__getitem__):
-            scored = lines.scored(doc, lines.parts, None, keep=False)
+            scored = lines.scored(doc, lines.parts, None)
             if scored:
                 best[doc] = scored_best(scored)
     chosen = sorted(best, key=lambda d: (-best[d], rank[d]))[:limit]
