@@ -480,14 +480,22 @@ def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
     the kept ones. NULL-valued rows (tombstones the reader skips) are not the body's to remove.
     """
     low, high = f"bubbleId:{cid}:", f"bubbleId:{cid};"
-    stored = edits.conn.execute(
-        "SELECT rowid, CAST(key AS BLOB), CAST(value AS BLOB) FROM cursorDiskKV "
-        "WHERE key >= ? AND key < ? AND value IS NOT NULL ORDER BY rowid",
-        (low, high),
+    # Rowids first, sorted here: an ORDER BY over the values would sort megabytes through a
+    # temp file. Each stored row is then read only while the prefix still matches.
+    rowids = sorted(
+        rowid
+        for (rowid,) in edits.conn.execute(
+            "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ? AND value IS NOT NULL",
+            (low, high),
+        )
     )
     kept, first_stale = 0, None
-    for rowid, key, value in stored:
+    for rowid in rowids:
         if kept < len(bubbles):
+            key, value = edits.conn.execute(
+                "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid = ?",
+                (rowid,),
+            ).fetchone()
             row = bubbles[kept]
             encoded = (
                 row.key.encode("utf-8", "surrogatepass"),
@@ -498,7 +506,6 @@ def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
                 continue
         first_stale = rowid
         break
-    stored.close()
     if first_stale is not None:
         edits.write(
             "DELETE FROM cursorDiskKV WHERE key >= ? AND key < ? AND value IS NOT NULL "
@@ -580,23 +587,31 @@ def _register(
     cid: str,
     cwd: str,
     workspace_id: str | None,
+    memo: dict[tuple[str | None, str | None], tuple[str | None, str | None]],
 ) -> None:
+    """Add the session to the Agents sidebar. ``memo`` keeps the answer for the same two values
+    (the dry run and the write of one save read them unchanged: parse thousands of entries once).
+    """
     if not schema.has_item_table:
         edits.write(_FRESH_SCHEMA[0])
         if edits.dry:
             return  # the table is not there to read: registering writes, and that is enough
     projects_text, projects_blob = _item(edits.conn, sidebar.PROJECTS_KEY)
     membership_text, membership_blob = _item(edits.conn, sidebar.MEMBERSHIP_KEY)
-    projects, membership = sidebar.register(
-        projects_text,
-        membership_text,
-        composer_id=cid,
-        cwd=cwd,
-        uri=vscode_uri(cwd),
-        workspace_id=workspace_id,
-        created_ms=session.created_at,
-        namespace=NAMESPACE,
-    )
+    known = memo.get((projects_text, membership_text))
+    if known is None:
+        known = sidebar.register(
+            projects_text,
+            membership_text,
+            composer_id=cid,
+            cwd=cwd,
+            uri=vscode_uri(cwd),
+            workspace_id=workspace_id,
+            created_ms=session.created_at,
+            namespace=NAMESPACE,
+        )
+        memo[(projects_text, membership_text)] = known
+    projects, membership = known
     if projects is not None:
         _set_item(edits, sidebar.PROJECTS_KEY, projects, blob=projects_blob)
     if membership is not None:
@@ -627,6 +642,8 @@ def save(
     if workspace_id is None and cwd:
         workspace_id = resolve_workspace_id(root, cwd)
 
+    registered: dict[tuple[str | None, str | None], tuple[str | None, str | None]] = {}
+
     def edit(edits: _Edits, schema: database.Schema) -> None:
         conn = edits.conn
         fresh = not schema.has_kv and not schema.has_item_table and not schema.has_header_table
@@ -652,7 +669,7 @@ def save(
         if not in_table and schema.has_item_table and isinstance(head, dict) and not synthesized:
             _upsert_item_head(edits, cid, head, session.header)
         if cwd:
-            _register(edits, schema, session, cid, cwd, workspace_id)
+            _register(edits, schema, session, cid, cwd, workspace_id, registered)
 
     pending: list[int] = []
 
