@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from txcript.diagnostics import TranscriptWarning
+from txcript.diagnostics import TranscriptWarning, warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError, Unconvertible
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.shared import backups
@@ -176,7 +176,11 @@ class GeminiStore:
                     warnings.simplefilter("ignore", TranscriptWarning)
                     chat, head = self._scan(found.path)
                 stat = found.path.stat()
-            except (TxcriptError, OSError):
+            except (TxcriptError, OSError) as exc:
+                # A file named as Gemini names its chats that cannot be read is a damaged chat,
+                # not a stranger: say so rather than let it vanish from the list.
+                if found.path.name.startswith("session-") or found.parent is not None:
+                    warn(f"skipping {found.path}: {exc}")
                 continue
             if found.project not in roots:
                 roots[found.project] = _project_root(found.project, registry)
