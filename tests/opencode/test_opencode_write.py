@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import opencode_fixtures as f
@@ -11,6 +12,7 @@ from test_opencode_database import MAIN
 
 from conftest import RunCli
 from txcript import harnesses
+from txcript import model as m
 from txcript.errors import BadInput, StoreError
 from txcript.shared import backups
 
@@ -190,3 +192,30 @@ def test_continue_into_opencode_prints_its_resume_command(tmp_path: Path, run_cl
     assert run_cli("list", "--from", "opencode", "--json", env=env).stdout.count('"opencode"') == 1
     for secret in f.SENTINELS:
         assert secret not in result.stdout + result.stderr + listed.stdout + undone.stdout
+
+
+def test_a_user_message_names_a_model_only_when_the_source_has_one() -> None:
+    """Regression (found by the real OpenCode client, tests/real_clients): a source without any
+    model wrote each user message as answered by ``opencode/unknown``. OpenCode resumes on the
+    last user message's model, so ``opencode run --session <id>`` failed with "Model not found:
+    opencode/unknown." even with a default model configured. Without a known model the field is
+    now left out (OpenCode then uses the user's default); with one, it is kept."""
+    when = datetime(2026, 11, 20, 9, tzinfo=UTC)
+    messages = (
+        m.Message(role="user", content=(m.Text("hello"),), timestamp=when),
+        m.Message(role="assistant", content=(m.Text("hi"),), timestamp=when),
+    )
+    bare = m.Transcript(meta=m.Meta(id="plain", timestamp=when, cwd="/w"), messages=messages)
+    harness = harnesses.get("opencode")
+
+    def user_models(transcript: m.Transcript) -> list[object]:
+        native = harness.from_common(transcript)
+        datas = [msg.record.data for msg in native.messages]
+        return [d.get("model") for d in datas if d["role"] == "user"]
+
+    assert user_models(bare) == [None]
+    named = m.Transcript(
+        meta=m.Meta(id="plain", timestamp=when, cwd="/w", model="claude-opus-4-5"),
+        messages=messages,
+    )
+    assert user_models(named) == [{"providerID": "anthropic", "modelID": "claude-opus-4-5"}]

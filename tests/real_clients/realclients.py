@@ -21,6 +21,7 @@ CLIENTS = {
     "claude_code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
+    "opencode": ("opencode-ai", "1.18.33", "opencode"),
 }
 
 

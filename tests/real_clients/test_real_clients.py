@@ -1,4 +1,4 @@
-"""The real Claude Code, Codex and Gemini CLIs resume what txcript writes, offline.
+"""The real Claude Code, Codex, Gemini and OpenCode CLIs resume what txcript writes, offline.
 
 Each client runs on a **copy** of a store txcript wrote (resuming appends to the files), with an
 isolated HOME, a fake key, a timeout, and its model API pointed at a stub on 127.0.0.1
@@ -30,6 +30,7 @@ TIMEOUT = 180
 CLAUDE_MODEL = "claude-opus-4-5"
 CODEX_MODEL = "gpt-5"
 GEMINI_MODEL = "gemini-2.5-flash"
+OPENCODE_MODEL = "stub/stub-model"
 
 
 @pytest.fixture
@@ -105,14 +106,29 @@ def _txcript(env: dict[str, str], *args: str) -> dict[str, Any]:
     return json.loads(done.stdout) if done.stdout.strip().startswith(("{", "[")) else {}
 
 
-def _continue(tmp_path: Path, source: Path, target: str) -> tuple[dict[str, Any], dict[str, str]]:
+def _home_env(home: Path) -> dict[str, str]:
+    """HOME and every XDG directory under it (OpenCode keeps its store in XDG_DATA_HOME)."""
+    return {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+    }
+
+
+def _continue(
+    tmp_path: Path, source: Path, target: str, home_template: Path | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     home = tmp_path / "home"
+    if home_template is not None and not home.exists():
+        shutil.copytree(home_template, home, symlinks=True)
     home.mkdir(exist_ok=True)
-    env = dict(
-        os.environ,
-        HOME=str(home),
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "OPENCODE_"))}
+    env.update(
+        _home_env(home),
         CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
         CODEX_HOME=str(tmp_path / "codex"),
         GEMINI_CLI_HOME=str(home),
@@ -174,7 +190,19 @@ def _fresh_copy(tmp_path: Path, name: str) -> Path:
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=dict(env, PWD=str(cwd)),  # OpenCode takes its directory from $PWD
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as timed_out:
+        output = f"{timed_out.stdout or ''}{timed_out.stderr or ''}"
+        pytest.fail(f"{argv[0]} {argv[1]} timed out after {TIMEOUT}s: {output[-2000:]}")
     output = done.stdout + done.stderr
     for complaint in ("No conversation found", "Error parsing", "failed to parse", "invalid"):
         assert complaint not in output, output[-2000:]
@@ -371,3 +399,120 @@ def test_gemini_resumes_the_copy_and_rebuilds_every_turn(
     reasoning = seen.pop("reasoning")
     assert seen == expected
     record("gemini", source, {**seen, "reasoning": reasoning})
+
+
+# --------------------------------------------------------------------------------- OpenCode
+
+#: OpenCode with nothing it would fetch or share: no self-update, no model catalogue download,
+#: no default plugins, no LSP downloads.
+OPENCODE_OFFLINE = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_SHARE": "1",
+}
+
+
+@pytest.fixture(scope="session")
+def opencode_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A HOME in which the real OpenCode created its own empty database (txcript writes into an
+    existing OpenCode database and never creates one)."""
+    client = binary("opencode")
+    home = tmp_path_factory.mktemp("opencode-pristine") / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "OPENCODE_"))}
+    env.update(_home_env(home), **OPENCODE_OFFLINE)
+    done = subprocess.run(
+        [str(client), "session", "list", "--format", "json"],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (home / ".local" / "share" / "opencode" / "opencode.db").is_file()
+    return home
+
+
+def _opencode_copy(
+    tmp_path: Path, env: dict[str, str], stub: modelstub.ModelStub
+) -> dict[str, str]:
+    """A copy of the HOME txcript wrote into, configured with one provider: the stub, spoken to
+    through OpenCode's bundled Anthropic provider (its requests keep each result's error flag)."""
+    home = tmp_path / "home-copy"
+    shutil.copytree(tmp_path / "home", home, symlinks=True)
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            "stub": {
+                "npm": "@ai-sdk/anthropic",
+                "name": "model stub",
+                "options": {"baseURL": f"{stub.url}/v1", "apiKey": "sk-ant-test-not-a-key"},
+                "models": {"stub-model": {"name": "stub model"}},
+            }
+        },
+        "model": OPENCODE_MODEL,
+        "small_model": OPENCODE_MODEL,
+        "share": "disabled",
+        "autoupdate": False,
+    }
+    (home / ".config" / "opencode" / "opencode.json").write_text(json.dumps(config))
+    return dict(env, **_home_env(home), **OPENCODE_OFFLINE)
+
+
+def _opencode_body(stub: modelstub.ModelStub) -> dict[str, Any]:
+    bodies = [
+        b
+        for b in stub.bodies("/v1/messages")
+        if isinstance(b, dict) and b.get("messages") and b.get("tools")
+    ]
+    assert bodies, "OpenCode sent no request to the model stub"
+    return bodies[0]
+
+
+def _run_opencode(
+    argv: list[str], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    done = _run(argv, cwd, env)
+    assert "Error" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]
+    return done
+
+
+@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
+def test_opencode_resumes_the_copy_and_rebuilds_every_turn(
+    tmp_path: Path, stub: modelstub.ModelStub, opencode_home: Path, source: str
+) -> None:
+    client = binary("opencode")
+    written, env = _continue(tmp_path, _sources(tmp_path)[source], "opencode", opencode_home)
+    expected = _expected(_read_back(env, "opencode", written["id"]))
+    run_env = _opencode_copy(tmp_path, env, stub)
+    # The resume command is the TUI's (`opencode --session <id>`); `run` takes the same flag and
+    # sends one prompt without a terminal.
+    command = [str(client), "run", *written["resume_command"][1:], "-m", OPENCODE_MODEL, "probe"]
+    _run_opencode(command, tmp_path / "project", run_env)
+    body = _opencode_body(stub)
+    seen = _claude_seen(body)
+    assert seen == expected
+    record("opencode", source, {**seen, "reasoning": _claude_reasoning(body)})
+
+
+def test_opencode_resumes_a_copy_without_a_model_on_the_default_one(
+    tmp_path: Path, stub: modelstub.ModelStub, opencode_home: Path
+) -> None:
+    """Regression: a source naming no model (a Simple document) was written with user messages
+    answered by ``opencode/unknown``; OpenCode resumes on the last user message's model, so the
+    exact resume command failed with "Model not found". OpenCode lists the copy under its
+    directory, and resumes it, with no ``-m``, on the configured default model."""
+    client = binary("opencode")
+    written, env = _continue(tmp_path, _sources(tmp_path)["simple"], "opencode", opencode_home)
+    run_env = _opencode_copy(tmp_path, env, stub)
+    listed = _run_opencode(
+        [str(client), "session", "list", "--format", "json"], tmp_path / "project", run_env
+    )
+    rows = [r for r in json.loads(listed.stdout) if r["id"] == written["id"]]
+    assert [r["directory"] for r in rows] == [str(tmp_path / "project")]
+    command = [str(client), "run", *written["resume_command"][1:], "probe"]
+    _run_opencode(command, tmp_path / "project", run_env)
+    assert [b["model"] for b in stub.bodies("/v1/messages") if b.get("tools")] == ["stub-model"]

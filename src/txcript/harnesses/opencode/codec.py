@@ -492,12 +492,11 @@ class _Writer:
         self.calls.clear()
         model = self._model_near(index)
         message_id = self.ids.next("msg", when)
-        data = {
-            "role": "user",
-            "time": {"created": when},
-            "agent": "build",
-            "model": {"providerID": provider_of(model), "modelID": model or "unknown"},
-        }
+        data: dict[str, Any] = {"role": "user", "time": {"created": when}, "agent": "build"}
+        if model is not None:
+            # Without a known model the field is left out: OpenCode then answers on the user's
+            # default model, where a made-up reference fails the resume ("Model not found").
+            data["model"] = {"providerID": provider_of(model), "modelID": model}
         parts = []
         for block in rest:
             if isinstance(block, m.ToolUse):
