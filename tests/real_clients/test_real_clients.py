@@ -1,9 +1,15 @@
 """The real Claude Code, Codex, Gemini and OpenCode CLIs resume what txcript writes, offline.
 
-Each client runs on a **copy** of a store txcript wrote (resuming appends to the files), with an
-isolated HOME, a fake key, a timeout, and its model API pointed at a stub on 127.0.0.1
-(:mod:`modelstub`). The request the client sends to the stub is what it rebuilt from the session
-file; the test compares it, turn by turn, with what txcript itself reads back from the copy.
+For every (writer, source) pair, txcript writes the source into the writer's store with
+``continue --with <writer>``; the pinned client then resumes a **copy** of that store (resuming
+appends to the files) with the exact resume command txcript printed, in an isolated HOME, with a
+fake key, a timeout, and its model API pointed at a stub on 127.0.0.1 (:mod:`modelstub`). The
+request the client sends to the stub is what it rebuilt from the session; the test compares it,
+turn by turn, with what txcript itself reads back from the store.
+
+The clients spend most of their time starting up and waiting, so every selected case runs at
+once in a thread pool (``matrix``, one temp HOME and one stub port per case); each test then
+only checks its own case's outcome.
 """
 
 from __future__ import annotations
@@ -13,97 +19,42 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import clientsources
 import modelstub
 import pytest
-from realclients import binary, record
+from realclients import CLIENTS, binary, find_binary, record
 
 from txcript import model as m
-from txcript.model import to_json
 
-EXAMPLE_CURSOR = Path(__file__).parents[1] / "cursor_desktop" / "data" / "example-session.json"
 TIMEOUT = 180
+PROBE = "probe"  # the prompt each client sends after the resumed history
 CLAUDE_MODEL = "claude-opus-4-5"
 CODEX_MODEL = "gpt-5"
 GEMINI_MODEL = "gemini-2.5-flash"
 OPENCODE_MODEL = "stub/stub-model"
+WRITERS = tuple(CLIENTS)
+#: Client runs at once: they mostly wait (start-up, the stub, their own timers).
+JOBS = int(os.environ.get("TXCRIPT_REAL_CLIENTS_JOBS") or min(8, 2 * (os.cpu_count() or 1)))
 
 
-@pytest.fixture
-def stub() -> Iterator[modelstub.ModelStub]:
-    server = modelstub.start()
-    try:
-        yield server
-    finally:
-        server.close()
+@dataclass(frozen=True)
+class Outcome:
+    expected: dict[str, Any]  # what txcript reads back from the store it wrote
+    seen: dict[str, Any]  # what the client sent to the model
+    reasoning: str  # how the client sent the source's reasoning
+    filled: int = 0  # results the client made up for calls the session left without one
 
 
-def _parallel_calls() -> m.Transcript:
-    """A Claude-style parallel batch: three calls in one response, one result failing."""
-    t = datetime(2026, 11, 20, 9, tzinfo=UTC)
-    step = timedelta(seconds=1)
-    calls = (
-        m.ToolUse(id="toolu_a1", tool=m.Bash(command="ls")),
-        m.ToolUse(id="toolu_a2", tool=m.Read(file_path="/w/README.md")),
-        m.ToolUse(id="toolu_a3", tool=m.Raw(tool_name="Grep", input={"pattern": "TODO"})),
-    )
-    results = (
-        m.ToolResult(tool_use_id="toolu_a1", content="README.md\nsrc"),
-        m.ToolResult(tool_use_id="toolu_a2", content="# acme"),
-        m.ToolResult(tool_use_id="toolu_a3", content="grep: bad pattern", is_error=True),
-    )
-    messages = (
-        m.Message(role="user", content=(m.Text("look around"),), timestamp=t),
-        m.Message(
-            role="assistant",
-            content=(
-                m.Thinking("three reads at once", signature="sig"),
-                m.Text("Looking."),
-                *calls,
-            ),
-            timestamp=t + step,
-        ),
-        m.Message(role="user", content=results, timestamp=t + 2 * step),
-        m.Message(role="assistant", content=(m.Text("Found it."),), timestamp=t + 3 * step),
-    )
-    meta = m.Meta(id="parallel-batch-source", timestamp=t, cwd="/w", title="parallel")
-    return m.Transcript(meta=meta, messages=messages)
+Case = tuple[str, str]  # (writer, source)
 
 
-def _sources(tmp_path: Path) -> dict[str, Path]:
-    common = tmp_path / "parallel.common.json"
-    common.write_text(to_json(_parallel_calls()))
-    simple = tmp_path / "plain.json"
-    simple.write_text(
-        json.dumps(
-            {
-                "id": "not-a-uuid session",
-                "messages": [
-                    {"role": "user", "content": "hello"},
-                    {"role": "assistant", "content": "hi there"},
-                    {"role": "user", "content": "thanks"},
-                    {"role": "assistant", "content": "any time"},
-                ],
-            }
-        )
-    )
-    return {"parallel": common, "cursor_desktop": EXAMPLE_CURSOR, "simple": simple}
-
-
-def _txcript(env: dict[str, str], *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "txcript", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout) if done.stdout.strip().startswith(("{", "[")) else {}
+# ------------------------------------------------------------------------------ the plumbing
 
 
 def _home_env(home: Path) -> dict[str, str]:
@@ -117,57 +68,49 @@ def _home_env(home: Path) -> dict[str, str]:
     }
 
 
+def _base_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "OPENCODE_"))}
+
+
+def _txcript(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[bytes]:
+    done = subprocess.run(
+        [sys.executable, "-m", "txcript", *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    return done
+
+
 def _continue(
-    tmp_path: Path, source: Path, target: str, home_template: Path | None = None
+    work: Path, source: Path, target: str, home_template: Path | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    project = tmp_path / "project"
+    """``txcript continue <source> --with <target> --json`` into stores under ``work``."""
+    project = work / "project"
     project.mkdir(exist_ok=True)
-    home = tmp_path / "home"
+    home = work / "home"
     if home_template is not None and not home.exists():
         shutil.copytree(home_template, home, symlinks=True)
     home.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "OPENCODE_"))}
+    env = _base_env()
     env.update(
         _home_env(home),
-        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
-        CODEX_HOME=str(tmp_path / "codex"),
+        CLAUDE_CONFIG_DIR=str(work / "claude"),
+        CODEX_HOME=str(work / "codex"),
         GEMINI_CLI_HOME=str(home),
-        TXCRIPT_DATA_DIR=str(tmp_path / "data"),
-        TXCRIPT_CACHE_DIR=str(tmp_path / "cache"),
+        TXCRIPT_DATA_DIR=str(work / "data"),
+        TXCRIPT_CACHE_DIR=str(work / "cache"),
     )
-    written = _txcript(
-        env,
-        "continue",
-        str(source),
-        "--with",
-        target,
-        "--cwd",
-        str(project),
-        "--no-resume",
-        "--json",
-    )
+    args = ["continue", str(source), "--with", target, "--cwd", str(project)]
+    written = json.loads(_txcript(env, *args, "--no-resume", "--json").stdout)
     return written, env
 
 
 def _read_back(env: dict[str, str], harness: str, session_id: str) -> m.Transcript:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "txcript",
-            "export",
-            session_id,
-            "--from",
-            harness,
-            "--format",
-            "common",
-        ],
-        env=env,
-        capture_output=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return m.from_json(done.stdout)
+    args = ["export", session_id, "--from", harness, "--format", "common"]
+    return m.from_json(_txcript(env, *args).stdout)
 
 
 def _expected(transcript: m.Transcript) -> dict[str, Any]:
@@ -177,19 +120,46 @@ def _expected(transcript: m.Transcript) -> dict[str, Any]:
         if not roles or roles[-1] != message.role:
             roles.append(message.role)
         for block in message.content:
-            calls += isinstance(block, m.ToolUse)
+            # a slash command (Command) is written as the user's text, not as a call
+            calls += isinstance(block, m.ToolUse) and not isinstance(block.tool, m.Command)
             results += isinstance(block, m.ToolResult)
             errors += isinstance(block, m.ToolResult) and block.is_error
     return {"turns": roles, "calls": calls, "results": results, "errors": errors}
 
 
-def _fresh_copy(tmp_path: Path, name: str) -> Path:
-    copy = tmp_path / f"{name}-copy"
-    shutil.copytree(tmp_path / name, copy, symlinks=True)
+@dataclass(frozen=True)
+class Source:
+    path: Path
+    thinking: list[str]  # the source's reasoning texts, as txcript reads the source
+
+
+def _thinking(transcript: m.Transcript) -> list[str]:
+    return [
+        block.text
+        for message in transcript.messages
+        for block in message.content
+        if isinstance(block, m.Thinking) and block.text
+    ]
+
+
+def _as_text(thinking: list[str], texts: list[str]) -> str:
+    """How reasoning that the client did not send as reasoning reached the model."""
+    if thinking and any(t in text for t in thinking for text in texts):
+        return "as text"
+    return "none sent" if thinking else "none in the source"
+
+
+def _copy(work: Path, name: str) -> Path:
+    copy = work / f"{name}-copy"
+    shutil.copytree(work / name, copy, symlinks=True)
     return copy
 
 
+COMPLAINTS = ("No conversation found", "Error parsing", "failed to parse", "invalid")
+
+
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run a client; any complaint about the file, a non-zero exit or a timeout fails."""
     try:
         done = subprocess.run(
             argv,
@@ -204,7 +174,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
         output = f"{timed_out.stdout or ''}{timed_out.stderr or ''}"
         pytest.fail(f"{argv[0]} {argv[1]} timed out after {TIMEOUT}s: {output[-2000:]}")
     output = done.stdout + done.stderr
-    for complaint in ("No conversation found", "Error parsing", "failed to parse", "invalid"):
+    for complaint in COMPLAINTS:
         assert complaint not in output, output[-2000:]
     assert done.returncode == 0, output[-2000:]
     return done
@@ -213,59 +183,108 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 # ------------------------------------------------------------------------------ Claude Code
 
 
-def _claude_reasoning(body: dict[str, Any]) -> str:
-    kinds = {
-        block.get("type")
-        for message in body["messages"]
-        if isinstance(message["content"], list)
-        for block in message["content"]
-    }
-    return "thinking blocks" if kinds & {"thinking", "redacted_thinking"} else "none sent"
+#: What each client puts in place of a result the session never recorded (a call still in flight
+#: when the session ended): Claude Code, OpenCode, Codex.
+FILLED_RESULTS = ("[Tool call interrupted", "[Tool execution was interrupted]")
+CODEX_FILLED_RESULT = "aborted"
+#: The reply a client adds after such a call, or between two user turns: Claude Code, Gemini.
+FILLER_REPLIES = ("No response requested.", "[The previous response was interrupted before it")
 
 
-def _codex_reasoning(body: dict[str, Any]) -> str:
-    kinds = {item.get("type") for item in body["input"]}
-    return "reasoning items" if "reasoning" in kinds else "none sent"
+def _filled(text: str) -> bool:
+    return text.startswith(FILLED_RESULTS)
 
 
-def _claude_seen(body: dict[str, Any]) -> dict[str, Any]:
-    history = body["messages"][:-1]  # the last user message is the probe
+def _filler(text: str | None) -> bool:
+    return text is not None and text.startswith(FILLER_REPLIES)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(c.get("text", "") for c in content if isinstance(c, dict))
+    return ""
+
+
+def _anthropic_seen(body: dict[str, Any]) -> dict[str, Any]:
+    """Turns, calls, results and errors of an Anthropic Messages request, without the probe.
+
+    Results the client filled in for calls that had none are counted apart, as ``filled``, and
+    the reply it puts between two user turns is left out: they are the client's, not the
+    session's. The probe (and what the client adds beside it) is taken off the last message.
+    """
+    history = [dict(message) for message in body["messages"]]
+    last = history[-1]["content"]
+    if isinstance(last, list):
+        last = [b for b in last if not _is_probe(b)]
+    history[-1]["content"] = [] if last == PROBE else last
     roles: list[str] = []
-    calls = results = errors = 0
+    calls = results = errors = filled = 0
     for message in history:
+        content = message["content"]
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        kept = []
+        for block in blocks:
+            kind = block.get("type")
+            if kind == "tool_result" and _filled(_text_of(block.get("content"))):
+                filled += 1
+            elif not (message["role"] == "assistant" and _filler(block.get("text"))):
+                kept.append(block)
+        if not kept:
+            continue
         if not roles or roles[-1] != message["role"]:
             roles.append(message["role"])
-        content = message["content"]
-        blocks = content if isinstance(content, list) else [{"type": "text"}]
-        for block in blocks:
+        for block in kept:
             calls += block.get("type") == "tool_use"
             results += block.get("type") == "tool_result"
             errors += block.get("type") == "tool_result" and bool(block.get("is_error"))
-    return {"turns": roles, "calls": calls, "results": results, "errors": errors}
+    return {"turns": roles, "calls": calls, "results": results, "errors": errors, "filled": filled}
 
 
-@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
-def test_claude_code_resumes_the_copy_and_rebuilds_every_turn(
-    tmp_path: Path, stub: modelstub.ModelStub, source: str
-) -> None:
-    client = binary("claude_code")
-    written, env = _continue(tmp_path, _sources(tmp_path)[source], "claude_code")
-    expected = _expected(_read_back(env, "claude_code", written["id"]))
-    copy = _fresh_copy(tmp_path, "claude")
-    command = [str(client), *written["resume_command"][1:], "-p", "probe", "--model", CLAUDE_MODEL]
-    run_env = dict(
-        env,
-        CLAUDE_CONFIG_DIR=str(copy),
-        ANTHROPIC_BASE_URL=stub.url,
-        ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-    )
-    _run(command, tmp_path / "project", run_env)
-    bodies = [b for b in stub.bodies("/v1/messages") if isinstance(b, dict) and b.get("messages")]
+def _is_probe(block: dict[str, Any]) -> bool:
+    text = block.get("text", "") if block.get("type") == "text" else None
+    return text is not None and (text == PROBE or text.startswith("<system-reminder>"))
+
+
+def _anthropic_reasoning(body: dict[str, Any], thinking: list[str]) -> str:
+    blocks = [
+        block
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+    ]
+    if any(b.get("type") in ("thinking", "redacted_thinking") for b in blocks):
+        return "thinking blocks"
+    return _as_text(thinking, [b.get("text", "") for b in blocks if b.get("type") == "text"])
+
+
+def claude_code(work: Path, source: Source, client: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "claude_code")
+        transcript = _read_back(env, "claude_code", written["id"])
+        copy = _copy(work, "claude")
+        command = [str(client), *written["resume_command"][1:], "-p", PROBE]
+        run_env = dict(
+            env,
+            CLAUDE_CONFIG_DIR=str(copy),
+            ANTHROPIC_BASE_URL=stub.url,
+            ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+        _run([*command, "--model", CLAUDE_MODEL], work / "project", run_env)
+        bodies = [
+            b for b in stub.bodies("/v1/messages") if isinstance(b, dict) and b.get("messages")
+        ]
+    finally:
+        stub.close()
     assert bodies, "Claude Code sent no request to the model stub"
-    seen = _claude_seen(bodies[0])
-    assert seen == expected
-    record("claude_code", source, {**seen, "reasoning": _claude_reasoning(bodies[0])})
+    body = bodies[0]
+    reasoning = _anthropic_reasoning(body, source.thinking)
+    seen = _anthropic_seen(body)
+    filled = seen.pop("filled")
+    return Outcome(_expected(transcript), seen, reasoning, filled)
 
 
 # ------------------------------------------------------------------------------------ Codex
@@ -273,13 +292,19 @@ def test_claude_code_resumes_the_copy_and_rebuilds_every_turn(
 
 def _codex_seen(body: dict[str, Any]) -> dict[str, Any]:
     roles: list[str] = []
-    calls = results = 0
-    for item in body["input"]:
+    calls = results = filled = 0
+    items = list(body["input"])
+    if items and [c.get("text") for c in items[-1].get("content") or []] == [PROBE]:
+        items.pop()
+    for item in items:
         kind = item.get("type")
-        if kind == "function_call":
+        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
             calls += 1
             role = "assistant"
-        elif kind == "function_call_output":
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            if item.get("output") == CODEX_FILLED_RESULT:
+                filled += 1
+                continue
             results += 1
             role = "user"
         elif kind == "message" and item.get("role") in ("user", "assistant"):
@@ -291,50 +316,50 @@ def _codex_seen(body: dict[str, Any]) -> dict[str, Any]:
             continue
         if not roles or roles[-1] != role:
             roles.append(role)
-    if roles and roles[-1] == "user":
-        roles.pop()  # the probe
-    return {"turns": roles, "calls": calls, "results": results}
+    return {"turns": roles, "calls": calls, "results": results, "filled": filled}
 
 
-@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
-def test_codex_resumes_the_copy_and_rebuilds_every_turn(
-    tmp_path: Path, stub: modelstub.ModelStub, source: str
-) -> None:
-    client = binary("codex")
-    written, env = _continue(tmp_path, _sources(tmp_path)[source], "codex")
-    expected = _expected(_read_back(env, "codex", written["id"]))
-    copy = _fresh_copy(tmp_path, "codex")
-    command = [
-        str(client),
-        "exec",
-        "--skip-git-repo-check",
-        "-c",
-        f"model={CODEX_MODEL}",
-        "-c",
-        f'openai_base_url="{stub.url}/v1"',
-        *written["resume_command"][1:],
-        "probe",
+def _codex_reasoning(body: dict[str, Any], thinking: list[str]) -> str:
+    if any(item.get("type") == "reasoning" for item in body["input"]):
+        return "reasoning items"
+    texts = [
+        c.get("text", "")
+        for item in body["input"]
+        if item.get("type") == "message"
+        for c in item.get("content", [])
     ]
-    run_env = dict(env, CODEX_HOME=str(copy), OPENAI_API_KEY="sk-test-not-a-key")
-    _run(command, tmp_path / "project", run_env)
-    bodies = [b for b in stub.bodies("/v1/responses") if isinstance(b, dict) and b.get("input")]
+    return _as_text(thinking, texts)
+
+
+def codex(work: Path, source: Source, client: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "codex")
+        transcript = _read_back(env, "codex", written["id"])
+        copy = _copy(work, "codex")
+        command = [
+            str(client),
+            "exec",
+            "--skip-git-repo-check",
+            "-c",
+            f"model={CODEX_MODEL}",
+            "-c",
+            f'openai_base_url="{stub.url}/v1"',
+            *written["resume_command"][1:],
+            PROBE,
+        ]
+        run_env = dict(env, CODEX_HOME=str(copy), OPENAI_API_KEY="sk-test-not-a-key")
+        _run(command, work / "project", run_env)
+        bodies = [b for b in stub.bodies("/v1/responses") if isinstance(b, dict) and b.get("input")]
+    finally:
+        stub.close()
     assert bodies, "Codex sent no request to the model stub"
+    expected = _expected(transcript)
+    del expected["errors"]  # a Responses request carries no error flag on a call's output
+    reasoning = _codex_reasoning(bodies[0], source.thinking)
     seen = _codex_seen(bodies[0])
-    del expected["errors"]
-    assert seen == expected
-    record("codex", source, {**seen, "reasoning": _codex_reasoning(bodies[0])})
-
-
-def test_claude_assistant_lines_always_carry_a_model(tmp_path: Path) -> None:
-    """Regression: a copy from a source without per-message models (a Simple document) wrote
-    assistant lines with no ``message.model``; Claude Code then hung on a resume without a key
-    instead of reporting that it is not logged in. Every line now carries the source's model,
-    else Claude Code's own ``<synthetic>`` marker, which reads back as no model."""
-    written, env = _continue(tmp_path, _sources(tmp_path)["simple"], "claude_code")
-    lines = [json.loads(x) for x in Path(written["location"]).read_text().splitlines()]
-    models = [r["message"]["model"] for r in lines if r.get("type") == "assistant"]
-    assert models == ["<synthetic>", "<synthetic>"]
-    assert all(msg.model is None for msg in _read_back(env, "claude_code", written["id"]).messages)
+    filled = seen.pop("filled")
+    return Outcome(expected, seen, reasoning, filled)
 
 
 # ----------------------------------------------------------------------------------- Gemini
@@ -343,8 +368,15 @@ def test_claude_assistant_lines_always_carry_a_model(tmp_path: Path) -> None:
 def _gemini_seen(body: dict[str, Any]) -> dict[str, Any]:
     roles: list[str] = []
     calls = results = errors = 0
-    reasoning = "none sent"
-    for content in body["contents"]:
+    contents = [dict(content) for content in body["contents"]]
+    if contents:
+        parts = contents[-1].get("parts", [])
+        contents[-1]["parts"] = [p for p in parts if p.get("text") != PROBE]
+    for content in contents:
+        if content.get("role") == "model":
+            content["parts"] = [p for p in content.get("parts", []) if not _filler(p.get("text"))]
+        if not content.get("parts"):
+            continue
         role = "assistant" if content.get("role") == "model" else "user"
         if not roles or roles[-1] != role:
             roles.append(role)
@@ -353,52 +385,46 @@ def _gemini_seen(body: dict[str, Any]) -> dict[str, Any]:
             if "functionResponse" in part:
                 results += 1
                 errors += "error" in (part["functionResponse"].get("response") or {})
-            if part.get("thought"):
-                reasoning = "thought parts"
-    if roles and roles[-1] == "user":
-        roles.pop()  # the probe
-    return {
-        "turns": roles,
-        "calls": calls,
-        "results": results,
-        "errors": errors,
-        "reasoning": reasoning,
-    }
+    return {"turns": roles, "calls": calls, "results": results, "errors": errors}
 
 
-@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
-def test_gemini_resumes_the_copy_and_rebuilds_every_turn(
-    tmp_path: Path, stub: modelstub.ModelStub, source: str
-) -> None:
-    client = binary("gemini")
-    written, env = _continue(tmp_path, _sources(tmp_path)[source], "gemini")
-    expected = _expected(_read_back(env, "gemini", written["id"]))
-    home = tmp_path / "home-copy"
-    shutil.copytree(tmp_path / "home", home, symlinks=True)
-    # The client's own settings: API-key auth (no login prompt).
-    (home / ".gemini" / "settings.json").write_text(
-        json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
-    )
-    command = [str(client), *written["resume_command"][1:], "-p", "probe", "-m", GEMINI_MODEL]
-    run_env = dict(
-        env,
-        HOME=str(home),
-        GEMINI_CLI_HOME=str(home),
-        GEMINI_API_KEY="test-key-not-a-key",
-        GOOGLE_GEMINI_BASE_URL=stub.url,
-        GEMINI_CLI_TRUST_WORKSPACE="true",
-    )
-    _run(command, tmp_path / "project", run_env)
-    bodies = [
-        b
-        for b in stub.bodies_like(":streamGenerateContent")
-        if isinstance(b, dict) and b.get("contents")
-    ]
+def _gemini_reasoning(body: dict[str, Any], thinking: list[str]) -> str:
+    parts = [part for content in body["contents"] for part in content.get("parts", [])]
+    if any(part.get("thought") for part in parts):
+        return "thought parts"
+    return _as_text(thinking, [part.get("text", "") for part in parts])
+
+
+def gemini(work: Path, source: Source, client: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "gemini")
+        transcript = _read_back(env, "gemini", written["id"])
+        home = _copy(work, "home")
+        # The client's own settings: API-key auth (no login prompt).
+        (home / ".gemini" / "settings.json").write_text(
+            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
+        )
+        command = [str(client), *written["resume_command"][1:], "-p", PROBE, "-m", GEMINI_MODEL]
+        run_env = dict(
+            env,
+            **_home_env(home),
+            GEMINI_CLI_HOME=str(home),
+            GEMINI_API_KEY="test-key-not-a-key",
+            GOOGLE_GEMINI_BASE_URL=stub.url,
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+        )
+        _run(command, work / "project", run_env)
+        bodies = [
+            b
+            for b in stub.bodies_like(":streamGenerateContent")
+            if isinstance(b, dict) and b.get("contents")
+        ]
+    finally:
+        stub.close()
     assert bodies, "Gemini sent no request to the model stub"
-    seen = _gemini_seen(bodies[0])
-    reasoning = seen.pop("reasoning")
-    assert seen == expected
-    record("gemini", source, {**seen, "reasoning": reasoning})
+    reasoning = _gemini_reasoning(bodies[0], source.thinking)
+    return Outcome(_expected(transcript), _gemini_seen(bodies[0]), reasoning)
 
 
 # --------------------------------------------------------------------------------- OpenCode
@@ -414,35 +440,22 @@ OPENCODE_OFFLINE = {
 }
 
 
-@pytest.fixture(scope="session")
-def opencode_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def opencode_pristine(place: Path, client: Path) -> Path:
     """A HOME in which the real OpenCode created its own empty database (txcript writes into an
     existing OpenCode database and never creates one)."""
-    client = binary("opencode")
-    home = tmp_path_factory.mktemp("opencode-pristine") / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "OPENCODE_"))}
-    env.update(_home_env(home), **OPENCODE_OFFLINE)
-    done = subprocess.run(
-        [str(client), "session", "list", "--format", "json"],
-        cwd=home,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    home = place / "home"
+    home.mkdir(parents=True)
+    env = dict(_base_env(), **_home_env(home), **OPENCODE_OFFLINE)
+    _run([str(client), "session", "list", "--format", "json"], home, env)
     assert (home / ".local" / "share" / "opencode" / "opencode.db").is_file()
     return home
 
 
-def _opencode_copy(
-    tmp_path: Path, env: dict[str, str], stub: modelstub.ModelStub
-) -> dict[str, str]:
+def _opencode_copy(work: Path, env: dict[str, str], stub: modelstub.ModelStub) -> dict[str, str]:
     """A copy of the HOME txcript wrote into, configured with one provider: the stub, spoken to
-    through OpenCode's bundled Anthropic provider (its requests keep each result's error flag)."""
-    home = tmp_path / "home-copy"
-    shutil.copytree(tmp_path / "home", home, symlinks=True)
+    through OpenCode's bundled Anthropic provider (its requests keep each result's error flag,
+    which an OpenAI-compatible chat request does not)."""
+    home = _copy(work, "home")
     config = {
         "$schema": "https://opencode.ai/config.json",
         "provider": {
@@ -450,7 +463,13 @@ def _opencode_copy(
                 "npm": "@ai-sdk/anthropic",
                 "name": "model stub",
                 "options": {"baseURL": f"{stub.url}/v1", "apiKey": "sk-ant-test-not-a-key"},
-                "models": {"stub-model": {"name": "stub model"}},
+                "models": {
+                    "stub-model": {
+                        "name": "stub model",
+                        "attachment": True,
+                        "modalities": {"input": ["text", "image"], "output": ["text"]},
+                    }
+                },
             }
         },
         "model": OPENCODE_MODEL,
@@ -462,57 +481,163 @@ def _opencode_copy(
     return dict(env, **_home_env(home), **OPENCODE_OFFLINE)
 
 
-def _opencode_body(stub: modelstub.ModelStub) -> dict[str, Any]:
-    bodies = [
+def _opencode_bodies(stub: modelstub.ModelStub) -> list[dict[str, Any]]:
+    """The agent's requests (the ones offering tools; a title request offers none)."""
+    return [
         b
         for b in stub.bodies("/v1/messages")
         if isinstance(b, dict) and b.get("messages") and b.get("tools")
     ]
-    assert bodies, "OpenCode sent no request to the model stub"
-    return bodies[0]
 
 
-def _run_opencode(
-    argv: list[str], cwd: Path, env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
+def _run_opencode(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
     done = _run(argv, cwd, env)
-    assert "Error" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]
-    return done
+    output = done.stdout + done.stderr
+    assert "Error" not in output, output[-2000:]
+    return done.stdout
 
 
-@pytest.mark.parametrize("source", ["parallel", "cursor_desktop", "simple"])
-def test_opencode_resumes_the_copy_and_rebuilds_every_turn(
-    tmp_path: Path, stub: modelstub.ModelStub, opencode_home: Path, source: str
-) -> None:
-    client = binary("opencode")
-    written, env = _continue(tmp_path, _sources(tmp_path)[source], "opencode", opencode_home)
-    expected = _expected(_read_back(env, "opencode", written["id"]))
-    run_env = _opencode_copy(tmp_path, env, stub)
+def _opencode_run(client: Path, written: dict[str, Any], *extra: str) -> list[str]:
     # The resume command is the TUI's (`opencode --session <id>`); `run` takes the same flag and
     # sends one prompt without a terminal.
-    command = [str(client), "run", *written["resume_command"][1:], "-m", OPENCODE_MODEL, "probe"]
-    _run_opencode(command, tmp_path / "project", run_env)
-    body = _opencode_body(stub)
-    seen = _claude_seen(body)
-    assert seen == expected
-    record("opencode", source, {**seen, "reasoning": _claude_reasoning(body)})
+    return [str(client), "run", *written["resume_command"][1:], *extra, PROBE]
+
+
+def opencode(work: Path, source: Source, client: Path, pristine: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "opencode", pristine)
+        transcript = _read_back(env, "opencode", written["id"])
+        run_env = _opencode_copy(work, env, stub)
+        command = _opencode_run(client, written, "-m", OPENCODE_MODEL)
+        _run_opencode(command, work / "project", run_env)
+        bodies = _opencode_bodies(stub)
+    finally:
+        stub.close()
+    assert bodies, "OpenCode sent no request to the model stub"
+    reasoning = _anthropic_reasoning(bodies[0], source.thinking)
+    seen = _anthropic_seen(bodies[0])
+    filled = seen.pop("filled")
+    return Outcome(_expected(transcript), seen, reasoning, filled)
+
+
+# ------------------------------------------------------------------------------- the matrix
+
+MATRIX_TEST = "test_the_client_resumes_the_copy_and_rebuilds_every_turn"
+
+
+@pytest.fixture(scope="session")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Source]:
+    place = tmp_path_factory.mktemp("sources")
+    env = dict(_base_env(), HOME=str(place / "home"), TXCRIPT_DATA_DIR=str(place / "data"))
+    out = {}
+    for name, path in clientsources.build(place).items():
+        read = m.from_json(_txcript(env, "export", str(path), "--format", "common").stdout)
+        out[name] = Source(path, _thinking(read))
+    return out
+
+
+@pytest.fixture(scope="session")
+def matrix(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    sources: dict[str, Source],
+) -> dict[Case, Outcome | BaseException]:
+    """Every selected (writer, source) case whose client is installed, run at once."""
+    cases: list[Case] = [
+        (item.callspec.params["writer"], item.callspec.params["source"])
+        for item in request.session.items
+        if getattr(item, "originalname", None) == MATRIX_TEST and hasattr(item, "callspec")
+    ]
+    clients = {writer: find_binary(writer) for writer, _ in cases}
+    root = tmp_path_factory.mktemp("matrix")
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:
+        pristine: Future[Path] | None = None
+        if clients.get("opencode") is not None:
+            pristine = pool.submit(
+                opencode_pristine, root / "opencode-pristine", clients["opencode"]
+            )
+        drivers: dict[str, Callable[[Path, Source, Path], Outcome]] = {
+            "claude_code": claude_code,
+            "codex": codex,
+            "gemini": gemini,
+            "opencode": lambda work, source, client: opencode(
+                work, source, client, _wait(pristine)
+            ),
+        }
+        futures: dict[Case, Future[Outcome]] = {}
+        for writer, source in cases:
+            client = clients[writer]
+            if client is None:
+                continue
+            work = root / f"{writer}-{source}"
+            work.mkdir()
+            futures[writer, source] = pool.submit(drivers[writer], work, sources[source], client)
+        outcomes: dict[Case, Outcome | BaseException] = {}
+        for case, future in futures.items():
+            error = future.exception()
+            outcomes[case] = future.result() if error is None else error
+    return outcomes
+
+
+def _wait(pristine: Future[Path] | None) -> Path:
+    assert pristine is not None
+    return pristine.result()
+
+
+@pytest.mark.parametrize("source", clientsources.SOURCES)
+@pytest.mark.parametrize("writer", WRITERS)
+def test_the_client_resumes_the_copy_and_rebuilds_every_turn(
+    writer: str, source: str, matrix: dict[Case, Outcome | BaseException]
+) -> None:
+    binary(writer)  # skips (or, with CI=true, fails) when the client is not installed
+    outcome = matrix[writer, source]
+    if isinstance(outcome, BaseException):
+        raise outcome
+    assert outcome.seen == outcome.expected
+    record(
+        writer, source, {**outcome.seen, "reasoning": outcome.reasoning, "filled": outcome.filled}
+    )
+
+
+# ------------------------------------------------------------------------ single regressions
+
+
+def test_claude_assistant_lines_always_carry_a_model(
+    tmp_path: Path, sources: dict[str, Source]
+) -> None:
+    """Regression: a copy from a source without per-message models (a Simple document) wrote
+    assistant lines with no ``message.model``; Claude Code then hung on a resume without a key
+    instead of reporting that it is not logged in. Every line now carries the source's model,
+    else Claude Code's own ``<synthetic>`` marker, which reads back as no model."""
+    written, env = _continue(tmp_path, sources["simple"].path, "claude_code")
+    lines = [json.loads(x) for x in Path(written["location"]).read_text().splitlines()]
+    models = [r["message"]["model"] for r in lines if r.get("type") == "assistant"]
+    assert models == ["<synthetic>", "<synthetic>"]
+    assert all(msg.model is None for msg in _read_back(env, "claude_code", written["id"]).messages)
 
 
 def test_opencode_resumes_a_copy_without_a_model_on_the_default_one(
-    tmp_path: Path, stub: modelstub.ModelStub, opencode_home: Path
+    tmp_path: Path, sources: dict[str, Source]
 ) -> None:
     """Regression: a source naming no model (a Simple document) was written with user messages
     answered by ``opencode/unknown``; OpenCode resumes on the last user message's model, so the
     exact resume command failed with "Model not found". OpenCode lists the copy under its
     directory, and resumes it, with no ``-m``, on the configured default model."""
     client = binary("opencode")
-    written, env = _continue(tmp_path, _sources(tmp_path)["simple"], "opencode", opencode_home)
-    run_env = _opencode_copy(tmp_path, env, stub)
-    listed = _run_opencode(
-        [str(client), "session", "list", "--format", "json"], tmp_path / "project", run_env
-    )
-    rows = [r for r in json.loads(listed.stdout) if r["id"] == written["id"]]
-    assert [r["directory"] for r in rows] == [str(tmp_path / "project")]
-    command = [str(client), "run", *written["resume_command"][1:], "probe"]
-    _run_opencode(command, tmp_path / "project", run_env)
-    assert [b["model"] for b in stub.bodies("/v1/messages") if b.get("tools")] == ["stub-model"]
+    pristine = opencode_pristine(tmp_path / "pristine", client)
+    work = tmp_path / "work"
+    work.mkdir()
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, sources["simple"].path, "opencode", pristine)
+        run_env = _opencode_copy(work, env, stub)
+        listing = [str(client), "session", "list", "--format", "json"]
+        listed = json.loads(_run_opencode(listing, work / "project", run_env))
+        rows = [r for r in listed if r["id"] == written["id"]]
+        assert [r["directory"] for r in rows] == [str(work / "project")]
+        _run_opencode(_opencode_run(client, written), work / "project", run_env)
+        models = [b["model"] for b in _opencode_bodies(stub)]
+    finally:
+        stub.close()
+    assert models == ["stub-model"]
