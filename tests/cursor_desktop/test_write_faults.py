@@ -704,7 +704,7 @@ def test_a_backup_that_cannot_be_made_durable_leaves_no_orphan_and_writes_nothin
     with pytest.raises(StoreError, match="No space left on device; nothing was written"):
         store.save(make_body("x", cwd="/x"), force=True)
     assert dump(store.database) == before
-    assert list((data_dir / "backups").iterdir()) == []
+    assert not (data_dir / "backups").exists()  # not even the backup dir the write created
 
 
 @pytest.mark.parametrize("what", ["a directory", "not SQLite", "truncated"])

@@ -34,6 +34,7 @@ from txcript.shared.backups import (
     stamp,
     write_manifest,
 )
+from txcript.shared.files import missing_directories, remove_empty
 
 
 class PendingRows:
@@ -47,6 +48,7 @@ class PendingRows:
     """
 
     def __init__(self, *, harness: str, database: Path, operation: str, session: str) -> None:
+        self._created = missing_directories(backup_dir())
         directory = ensure_dir()
         self.id, moment = new_id(harness, operation, session)
         self.created_at = stamp(moment)
@@ -142,6 +144,7 @@ class PendingRows:
         remove_with_sidecars(self.partial)
         if hasattr(self, "claim"):
             self.claim.release()
+        remove_empty(self._created)  # the backup dir, if this backup was the first
 
 
 def read_rows(

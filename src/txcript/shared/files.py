@@ -229,6 +229,23 @@ def decode_lossless(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
+def missing_directories(directory: Path) -> list[Path]:
+    """The directories ``mkdir -p directory`` would create, deepest first."""
+    missing: list[Path] = []
+    current = directory
+    while not os.path.lexists(current) and current.parent != current:
+        missing.append(current)
+        current = current.parent
+    return missing
+
+
+def remove_empty(directories: Iterable[Path]) -> None:
+    """Remove each directory (deepest first) a failed write created, if it is still empty."""
+    for directory in directories:
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+
+
 class Undo:
     """The steps a save has taken so far, undone newest first when a later step fails."""
 
@@ -246,12 +263,7 @@ class Undo:
 
     def make_dirs(self, directory: Path) -> None:
         """``mkdir -p``, remembering every directory it creates (an undo removes them)."""
-        missing: list[Path] = []
-        current = directory
-        while not os.path.lexists(current) and current.parent != current:
-            missing.append(current)
-            current = current.parent
-        self._steps.extend(created.rmdir for created in reversed(missing))
+        self._steps.extend(created.rmdir for created in reversed(missing_directories(directory)))
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -275,6 +287,8 @@ class Undo:
 
 #: The longest file name (one path component, in bytes) the common file systems accept.
 NAME_MAX = 255
+#: The longest path (in bytes, with its terminating NUL) Linux accepts.
+PATH_MAX = 4096
 
 
 class PathRefused(StoreError):
@@ -282,7 +296,7 @@ class PathRefused(StoreError):
 
 
 def preflight_write(
-    root: Path, targets: Iterable[Path], *, store: str, links_only: bool = False
+    root: Path, targets: Iterable[Path], *, store: str, access: bool = True
 ) -> None:
     """Check every file a store write will create or replace, before its first byte.
 
@@ -296,18 +310,24 @@ def preflight_write(
     (:func:`write_atomic` with ``follow_symlinks=False``), which closes the gap left between
     this check and the write.
 
-    ``links_only`` keeps just the symlink and containment rules, for a writer that checks access
-    and file types itself with messages of its own (Cursor desktop's save transaction).
+    With ``access`` false the rules on rights and file types (searchable, writable, an existing
+    target a regular file) are left to a writer that checks them itself with messages of its own
+    (Cursor desktop's save transaction); names, directories on the way, symlinks and containment
+    are always checked.
+
+    A writer into an SQLite database lists :func:`sqlite_files` of it: SQLite creates and writes
+    its journal, ``-wal`` and ``-shm`` beside the database, so a link planted there is refused too.
     """
     base = Path(os.path.abspath(root))
-    if not links_only:
-        _check_ancestors(base, store)
-    try:
-        real_base = Path(os.path.realpath(base))
-    except OSError as exc:
-        raise PathRefused(f"cannot write under {root}: {exc.strerror or exc}") from None
+    _check_ancestors(base, store, access)
+    real_base = Path(os.path.realpath(base))
     for target in targets:
-        _check_target(base, real_base, Path(os.path.abspath(target)), store, links_only)
+        _check_target(base, real_base, Path(os.path.abspath(target)), store, access)
+
+
+def sqlite_files(database: Path) -> list[Path]:
+    """A database and every sidecar SQLite may create or write beside it."""
+    return [database, *(Path(f"{database}{suffix}") for suffix in ("-journal", "-wal", "-shm"))]
 
 
 def _lstat(path: Path, target: Path) -> os.stat_result | None:
@@ -320,6 +340,12 @@ def _lstat(path: Path, target: Path) -> os.stat_result | None:
 
 
 def _check_names(path: Path) -> None:
+    size = len(os.fsencode(str(path)))
+    if size >= PATH_MAX:
+        raise PathRefused(
+            f"cannot write {str(path)[:40]}…: the path is {size} bytes (paths are limited to "
+            f"{PATH_MAX - 1})"
+        )
     for part in path.parts:
         size = len(os.fsencode(part))
         if size > NAME_MAX:
@@ -330,7 +356,7 @@ def _check_names(path: Path) -> None:
             )
 
 
-def _check_ancestors(base: Path, store: str) -> None:
+def _check_ancestors(base: Path, store: str, access: bool) -> None:
     """The root (or its deepest existing ancestor) is a directory this user may write in."""
     _check_names(base)
     current = base
@@ -341,19 +367,27 @@ def _check_ancestors(base: Path, store: str) -> None:
         if current.parent == current:
             raise PathRefused(f"cannot write under {base}: no existing directory above it")
         current = current.parent
-    if not stat.S_ISDIR(os.stat(current).st_mode):
+    try:
+        mode = os.stat(current).st_mode
+    except OSError as exc:
+        raise PathRefused(f"cannot write under {base}: {current}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(mode):
         raise PathRefused(f"cannot write the {store} store at {base}: {current} is not a directory")
-    _check_writable(current, base)
+    if access:
+        _check_writable(current, base)
 
 
 def _check_writable(directory: Path, target: Path) -> None:
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise PathRefused(f"cannot write {target}: permission denied in {directory}")
+    if os.access(directory, os.W_OK | os.X_OK):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            raise PathRefused(f"cannot write {target}: {directory} is on a read-only file system")
+    raise PathRefused(f"cannot write {target}: permission denied in {directory}")
 
 
-def _check_target(base: Path, real_base: Path, target: Path, store: str, links_only: bool) -> None:
-    if not links_only:
-        _check_names(target)
+def _check_target(base: Path, real_base: Path, target: Path, store: str, access: bool) -> None:
+    _check_names(target)
     if target == base or not target.is_relative_to(base):
         raise PathRefused(f"refusing to write {target}: it is outside the {store} store {base}")
     current = base
@@ -370,17 +404,16 @@ def _check_target(base: Path, real_base: Path, target: Path, store: str, links_o
                 f"refusing to write {target}: {current} is a symbolic link and could lead "
                 f"outside the {store} store"
             )
-        if links_only:
+        if last:
+            if access and not stat.S_ISREG(status.st_mode):
+                raise PathRefused(f"refusing to write {target}: it is {_kind(status.st_mode)}")
             continue
-        if last and not stat.S_ISREG(status.st_mode):
-            raise PathRefused(f"refusing to write {target}: it is {_kind(status.st_mode)}")
-        if not last:
-            if not stat.S_ISDIR(status.st_mode):
-                raise PathRefused(f"cannot write {target}: {current} is not a directory")
-            if not os.access(current, os.X_OK):
-                raise PathRefused(f"cannot write {target}: permission denied in {current}")
-            deepest = current
-    if deepest is not None and not links_only:
+        if not stat.S_ISDIR(status.st_mode):
+            raise PathRefused(f"cannot write {target}: {current} is not a directory")
+        if access and not os.access(current, os.X_OK):
+            raise PathRefused(f"cannot write {target}: permission denied in {current}")
+        deepest = current
+    if deepest is not None and access:
         _check_writable(deepest, target)
     real_parent = Path(os.path.realpath(deepest if deepest is not None else base))
     if not real_parent.is_relative_to(real_base):

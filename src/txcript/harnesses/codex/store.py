@@ -63,6 +63,7 @@ from txcript.shared.files import (
     preflight_write,
     read_capped,
     read_regular,
+    sqlite_files,
 )
 from txcript.shared.ids import UUID_IDS
 from txcript.shared.jsonutil import INVALID, try_loads
@@ -360,7 +361,7 @@ class CodexStore:
             raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
         db = statedb.find(self.root)
         preflight_write(
-            self.root, [path, self.index, *([db] if db is not None else [])], store="Codex"
+            self.root, [path, self.index, *(sqlite_files(db) if db else [])], store="Codex"
         )
         thread = None
         if db is not None:

@@ -42,7 +42,7 @@ from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved, home_dir
 from txcript.shared import backups
 from txcript.shared import sqlite as shared_sqlite
-from txcript.shared.files import MAX_SIDE_FILE_BYTES, read_regular
+from txcript.shared.files import MAX_SIDE_FILE_BYTES, preflight_write, read_regular
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import UUID_IDS, check_session_id, id_problem
 from txcript.shared.text import shown
@@ -54,6 +54,8 @@ from .native import DEFAULT_SCHEMA, HARNESS, Blob, Cell, CursorChat, MetaRow, bu
 ENV_CHATS = "CURSOR_CHATS_DIR"
 BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
 DB_NAME, META_JSON, PROMPTS_JSON = "store.db", "meta.json", "prompt_history.json"
+#: Every file a saved chat directory holds.
+_CHAT_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", META_JSON, PROMPTS_JSON)
 
 
 def default_root() -> Path | None:
@@ -245,11 +247,21 @@ class CursorCliStore:
 
     def save(self, native: CursorChat, *, force: bool = False) -> Saved:
         target = self.target(native)
+        # The chat is built in a temporary directory beside ``target`` and renamed onto it.
+        chats = Path(os.path.abspath(self.chats))
+        root = Path(os.path.abspath(self.root))
+        preflight_write(
+            root if chats.is_relative_to(root) else chats,
+            [target.parent / ".txcript-new", *(target / name for name in _CHAT_FILES)],
+            store="Cursor CLI",
+        )
         if os.path.lexists(target) and not force:
             raise BadInput(
                 f"a Cursor CLI chat {shown(native.chat_id)} already exists at {target}; "
                 "refusing to overwrite it (pass --force to replace it)"
             )
+        if os.path.lexists(target):
+            backups.check_settings()  # replacing takes a backup
         created: list[Path] = []
         current = target.parent
         while not os.path.lexists(current) and current.parent != current:

@@ -55,6 +55,7 @@ from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
 from txcript.shared import backup_rows, backups
+from txcript.shared.files import missing_directories, remove_empty
 from txcript.shared.fileuri import vscode_uri
 from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import try_loads
@@ -240,6 +241,9 @@ def transaction(
             database.check_complete(path, info)
     existed = path.is_file() and path.stat().st_size > 0
     backups.check_settings()
+    # A write that fails takes back what it created: a fresh database and its directories.
+    fresh = not os.path.lexists(path)
+    created = missing_directories(path.parent)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -305,6 +309,9 @@ def transaction(
         _settle(path, busy_timeout)
         if pending is not None and not committed:
             pending.abandon()
+        if fresh and not committed:
+            backups.remove_with_sidecars(path)
+            remove_empty(created)
         raise
     conn.close()
     if taken is not None:

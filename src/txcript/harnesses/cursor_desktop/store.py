@@ -71,7 +71,7 @@ from txcript.harnesses.cursor_desktop.database import (
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
 from txcript.shared import sqlite as shared_sqlite
-from txcript.shared.files import preflight_write
+from txcript.shared.files import preflight_write, sqlite_files
 from txcript.shared.ids import CURSOR_IDS
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
 from txcript.shared.text import shown
@@ -526,7 +526,9 @@ class CursorDesktopStore:
         from txcript.harnesses.cursor_desktop import saving
 
         CURSOR_IDS.check(saving.session_id_of(native), "Cursor desktop")
-        preflight_write(self.root, [self.database], store="Cursor desktop", links_only=True)
+        preflight_write(
+            self.root, sqlite_files(self.database), store="Cursor desktop", access=False
+        )
         return saving.save(
             self.database, self.root, native, force=force, busy_timeout=self.busy_timeout
         )

@@ -45,6 +45,7 @@ from txcript.shared.files import (
     decode_lossless,
     file_fingerprints,
     modified_at,
+    preflight_write,
     read_regular,
 )
 from txcript.shared.ids import check_session_id
@@ -268,9 +269,14 @@ class GeminiStore:
                 "(pass --cwd DIR)",
             )
         root_dir = projects.normalized(native.cwd)
+        # The registry is read before the slug (and so the chat's path) is known: its path is
+        # checked first, so a planted link is refused rather than read.
+        preflight_write(self.root, [self.root / projects.REGISTRY], store="Gemini")
         registry = projects.read_registry(self.root, strict=True)
         slug = registry.projects.get(root_dir) or projects.claim_slug(registry, self.tmp, root_dir)
         path = self.target(native, slug)
+        project = self.tmp / slug
+        preflight_write(self.root, [path, project / projects.MARKER, registry.path], store="Gemini")
         existing = self._same_session(path.parent, session_id)
         if existing and not force:
             raise BadInput(
@@ -289,7 +295,7 @@ class GeminiStore:
             data = render(native).encode("utf-8", "surrogateescape")
         except UnicodeEncodeError as exc:
             raise StoreError(f"writing {path}: text is not encodable as UTF-8 ({exc})") from None
-        project = self.tmp / slug
+        preflight_write(self.root, [path], store="Gemini")  # it may now be the existing file
         undo = Undo()
         try:
             undo.make_dirs(path.parent)

@@ -24,6 +24,7 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable
 from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.shared.files import preflight_write, sqlite_files
 
 from . import database, files
 from .codec import first_assistant_model, meta_of
@@ -46,7 +47,7 @@ def default_root() -> Path | None:
 
 
 def _is_database_path(root: Path) -> bool:
-    return root.suffix == ".db" or root.is_file()
+    return root.suffix == ".db" or os.path.isfile(root)
 
 
 class OpenCodeStore:
@@ -144,6 +145,7 @@ class OpenCodeStore:
     def save(self, native: OpenCodeSession, *, force: bool = False) -> Saved:
         from . import write
 
+        preflight_write(self.database.parent, sqlite_files(self.database), store="OpenCode")
         session_id = write.save(self.database, native)
         reference = f"{self.database}#{session_id}"
         return Saved(id=session_id, reference=reference, location=self.location(reference))
