@@ -152,7 +152,21 @@ def read_raw(path: str) -> tuple[bytes, str]:
 def parse_document(
     data: bytes, label: str, harness_name: str | None = None
 ) -> tuple[Harness[Any], Any]:
-    """Parse document bytes as ``harness_name``'s text form, or sniff which format it is."""
+    """Parse document bytes as ``harness_name``'s text form, or sniff which format it is.
+
+    Decoding takes several times the document's size in memory; running out (a memory limit,
+    ``ulimit -v``) is a one-line error naming the document, not a crash.
+    """
+    try:
+        return _parse_document(data, label, harness_name)
+    except MemoryError:
+        raise TxcriptError(
+            f"reading {label}: out of memory decoding a {len(data) / 1e6:.1f} MB document "
+            "(free memory or raise the memory limit; nothing was written)"
+        ) from None
+
+
+def _parse_document(data: bytes, label: str, harness_name: str | None) -> tuple[Harness[Any], Any]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

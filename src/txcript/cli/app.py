@@ -144,6 +144,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
+    except MemoryError:
+        # Past decoding (which names its document): rendering or writing a large session.
+        if debug:
+            raise
+        _fail(
+            "out of memory (the session may be too large for the memory available; the size "
+            "limits are in docs/security.md)",
+            1,
+        )
     except Exception as exc:
         if debug:
             raise
