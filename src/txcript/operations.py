@@ -57,8 +57,10 @@ def list_sessions(
     since: datetime | None = None,
     until: datetime | None = None,
     limit: int | None = None,
+    with_model: bool = True,
 ) -> list[Discovered]:
-    sessions = discover(harness_names, cwd=cwd, since=since, until=until)
+    """The sessions ``list`` shows; ``with_model=False`` for a listing that shows no model."""
+    sessions = discover(harness_names, cwd=cwd, since=since, until=until, with_model=with_model)
     return sessions if limit is None else sessions[:limit]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,7 +30,7 @@ from txcript.fragment import (
     slice_transcript,
     split_fragment,
 )
-from txcript.harnesses.base import Discovered, Harness
+from txcript.harnesses.base import Discovered, Harness, lookup
 from txcript.model import Transcript
 from txcript.shared.files import MAX_DOCUMENT_BYTES, read_capped, read_regular
 from txcript.shared.jsonutil import INVALID, loads_strict, try_loads
@@ -44,27 +45,55 @@ def discover(
     cwd: str | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
+    with_model: bool = True,
 ) -> list[Discovered]:
     """Every local session (or those of the named harnesses), newest first by start time.
 
     A store that cannot be read is skipped with a warning when scanning everything, and is an
-    error when it was asked for by name.
+    error when it was asked for by name. ``with_model=False`` is for a listing that shows no
+    model: a store may then leave it out where reading it would cost extra.
     """
-    explicit = bool(harness_names)
-    if explicit:
-        chosen = [harnesses.get(name) for name in harness_names]
-        for harness in chosen:
-            if not harness.has_store:
-                raise BadInput(f"{harness.id} has no store to list")
-    else:
-        chosen = harnesses.with_stores()
+    chosen = _chosen(harness_names)
+    found = _discover(chosen, explicit=bool(harness_names), with_model=with_model)
+    if cwd is not None:
+        found = [d for d in found if d.cwd is not None and is_under(d.cwd, cwd)]
+    if since is not None:
+        found = [d for d in found if d.timestamp >= since]
+    if until is not None:
+        found = [d for d in found if d.timestamp <= until]
+    return found
+
+
+def _chosen(harness_names: Sequence[str]) -> list[Harness[Any]]:
+    if not harness_names:
+        return harnesses.with_stores()
+    chosen = [harnesses.get(name) for name in harness_names]
+    for harness in chosen:
+        if not harness.has_store:
+            raise BadInput(f"{harness.id} has no store to list")
+    return chosen
+
+
+def _discover(
+    chosen: Sequence[Harness[Any]],
+    *,
+    explicit: bool,
+    known: dict[str, list[Discovered]] | None = None,
+    with_model: bool = True,
+) -> list[Discovered]:
+    """Every session of the ``chosen`` stores, newest first; ``known`` holds stores' listings
+    already made in this run (by harness id), which are not made again."""
     found: list[Discovered] = []
     for harness in chosen:
+        if known is not None and harness.id in known:
+            found.extend(known[harness.id])
+            continue
         store = harness.store()
         if store is None:
             continue
+        listing = store.discover if with_model else getattr(store, "discover_titles", None)
         try:
-            found.extend(store.discover())
+            found.extend(store.discover() if listing is None else listing())
         except TxcriptError as exc:
             if explicit:
                 raise
@@ -74,13 +103,47 @@ def discover(
                 raise
             warn(f"skipping {harness.id}: {type(exc).__name__}: {exc}")
     found.sort(key=lambda d: d.timestamp, reverse=True)
-    if cwd is not None:
-        found = [d for d in found if d.cwd is not None and is_under(d.cwd, cwd)]
-    if since is not None:
-        found = [d for d in found if d.timestamp >= since]
-    if until is not None:
-        found = [d for d in found if d.timestamp <= until]
     return found
+
+
+def _looked_up(
+    source: str, chosen: Sequence[Harness[Any]], known: dict[str, list[Discovered]]
+) -> list[Discovered] | None:
+    """Every session whose id starts with ``source``, newest first as discovery orders them,
+    found by each store's direct lookup (a store without one is discovered, and its listing
+    kept in ``known``). None when any store fails: discovery then reports it as it always does.
+    Warnings are held back and shown only when the answer stands (a fallback repeats them)."""
+    matches: list[Discovered] = []
+    with warnings.catch_warnings(record=True) as held:
+        warnings.simplefilter("always")
+        for harness in chosen:
+            try:
+                store = harness.store()
+                if store is None:
+                    continue
+                found = lookup(store, source)
+                if found is None:
+                    known[harness.id] = listed = store.discover()
+                    found = [d for d in listed if d.meta_id.startswith(source)]
+            except Exception:  # discovery decides what a failing store means
+                return None
+            matches.extend(found)
+    for message in held:
+        warnings.warn_explicit(message.message, message.category, message.filename, message.lineno)
+    matches.sort(key=lambda d: d.timestamp, reverse=True)
+    return matches
+
+
+def direct_session(source: str, matches: list[Discovered]) -> Discovered | None:
+    """The session ``matches`` (every session whose id starts with ``source``) decide without
+    any title: the newest with exactly that id, else the only id the prefix names. None when
+    only a full discovery can tell (a title, nothing found, or several ids)."""
+    for session in matches:
+        if session.meta_id == source:
+            return session
+    if len({(m.harness, m.meta_id) for m in matches}) == 1:
+        return matches[0]
+    return None
 
 
 def _canonical(path: str) -> Path:
@@ -336,22 +399,47 @@ def open_reference(reference: str, from_harness: str | None = None) -> Opened:
     if os.path.isdir(reference):
         raise BadInput(f"reading {reference}: is a directory, not a session document")
     scope = harnesses.canonical_id(from_harness) if from_harness else None
-    sessions = discover([scope] if scope else ())
+    session, request = _resolve(reference, source, request, scope)
+    harness, native = load_session(session)
+    label = f"{session.harness} session {session.meta_id}"
+    return Opened(harness, native, label, request, session=session)
+
+
+def _resolve(
+    reference: str, source: str, request: RangeRequest | None, scope: str | None
+) -> tuple[Discovered, RangeRequest | None]:
+    """The stored session ``reference`` names (``source`` and ``request`` are its fragment
+    split), and the range that still applies.
+
+    An id or a unique id prefix is looked up directly in each store; only a title, an unknown
+    name or an ambiguous prefix pays for a full discovery, which decides exactly as before.
+    """
+    chosen = _chosen([scope] if scope else ())
+    known: dict[str, list[Discovered]] = {}
+    matches = _looked_up(source, chosen, known) if source else None
+    if matches is not None:
+        if request is not None:
+            # The whole input names a session by its id: it wins over the split (§1.3). Its
+            # id starts with ``source``, so it is among the matches.
+            whole = next((m for m in matches if m.meta_id == reference), None)
+            if whole is not None:
+                return whole, None
+        direct = direct_session(source, matches)
+        if direct is not None:
+            return direct, request
+    sessions = _discover(chosen, explicit=scope is not None, known=known)
     if request is not None:
-        whole = [s for s in sessions if reference in (s.meta_id, s.title)]
-        if whole:
+        whole_matches = [s for s in sessions if reference in (s.meta_id, s.title)]
+        if whole_matches:
             source, request = reference, None
     try:
-        session = find_session(source, sessions, scope)
+        return find_session(source, sessions, scope), request
     except BadInput:
         if "/" in reference or "\\" in reference:
             raise BadInput(
                 f"no local session matches `{scrub(reference)}`, and no such file exists"
             ) from None
         raise
-    harness, native = load_session(session)
-    label = f"{session.harness} session {session.meta_id}"
-    return Opened(harness, native, label, request, session=session)
 
 
 def _document_format(from_harness: str | None) -> str | None:

@@ -216,6 +216,11 @@ def discovery_cases() -> dict[str, list[object]]:
             '{"type": "custom-title", "customTitle": "spaced"}',
             {"type": "summary", "summary": "S"},
         ],
+        "title only in the tail": [
+            *late_model,
+            *(user(f"t{i}", None, "09:02:00", [tool_result("t", "y" * 500)]) for i in range(400)),
+            {"type": "ai-title", "aiTitle": "the title at the very end"},
+        ],
         "summary word in content": [
             user("u1", None, "09:00:00", [text('the "summary" key')]),
             assistant("a1", "u1", "09:00:01", [tool_use("t", "X", {"summary": "not a title"})]),

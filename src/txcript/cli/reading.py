@@ -89,7 +89,9 @@ def list_command(
     end = None if until is None else parse_when(until, end_of_day=True)
     if start is not None and end is not None and start > end:
         raise BadInput(f"--since {since} is after --until {until}")
-    sessions = list_sessions(from_, cwd=cwd, since=start, until=end, limit=limit)
+    sessions = list_sessions(
+        from_, cwd=cwd, since=start, until=end, limit=limit, with_model=as_json
+    )
     if as_json:
         click.echo(json.dumps([session_row(s) for s in sessions], ensure_ascii=False))
         return

@@ -118,6 +118,44 @@ def change_token(store: object) -> str:
     return token if isinstance(token, str) else ""
 
 
+class LooksUp(Protocol):
+    """A store that can find sessions by id without discovering every session (optional)."""
+
+    def lookup(self, id_prefix: str) -> list[Discovered] | None:
+        """The sessions whose id starts with ``id_prefix`` (an exact id included), each exactly
+        as :meth:`Store.discover` lists it and in its order; None when this store cannot tell
+        without a full discovery."""
+        ...
+
+
+def lookup(store: object, id_prefix: str) -> list[Discovered] | None:
+    """``store.lookup(id_prefix)`` for a store that has one, else None (use discovery)."""
+    method = getattr(store, "lookup", None)
+    if method is None or not id_prefix:
+        return None
+    found: list[Discovered] | None = method(id_prefix)
+    return found
+
+
+def prefix_bounds(prefix: str) -> tuple[str, str] | None:
+    """``(low, high)`` with ``low <= s < high`` exactly for the strings ``s`` that start with
+    ``prefix`` (code point order, which is also UTF-8 byte order: SQLite's BINARY collation).
+
+    None when no such bound exists in text (``prefix`` is empty, ends in U+10FFFF only, or holds
+    a lone surrogate, which neither a file name read as UTF-8 nor an SQLite key can match).
+    """
+    if not prefix or any(0xD800 <= ord(ch) <= 0xDFFF for ch in prefix):
+        return None
+    stem = prefix
+    while stem:
+        last = ord(stem[-1])
+        if last < 0x10FFFF:
+            following = last + 1 if last + 1 != 0xD800 else 0xE000
+            return prefix, stem[:-1] + chr(following)
+        stem = stem[:-1]
+    return None
+
+
 class Harness(ABC, Generic[NativeT]):
     """A harness: its identity, codec and text form, and (optionally) its store."""
 

@@ -9,19 +9,26 @@ any number of readers, and an interrupted writer loses at most its open transact
 
 Entries are keyed on a store's *fingerprint* of a session (``Store.fingerprints``): a string that
 changes whenever the session's content may have changed. An empty fingerprint means "unknown"
-and never matches, so such sessions are always read afresh.
+and never matches, so such sessions are always read afresh. The search index keys a session's
+lines on it; the metadata cache (:class:`MetadataCache`) keys a session's listing fields on the
+part of it the listing depends on: the same ``"<mtime ns>:<size>"`` for a file store, and for
+Cursor desktop the composerData cell's identity (rowid, the header's ``lastUpdatedAt``, byte
+length) rather than its bubbles, which a listing never reads.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 from txcript.diagnostics import warn
 from txcript.shared.dirs import cache_dir
 
 _BUSY_TIMEOUT = 2.0
+#: (cache dir, reason) of every "cache unavailable" warning this process gave.
+_warned: set[tuple[Path, str]] = set()
 
 
 def cache_path(name: str) -> Path:
@@ -82,7 +89,11 @@ def open_cache(name: str, format_version: str, schema: str) -> tuple[sqlite3.Con
 def cache_failed(name: str, exc: BaseException) -> None:
     """The one warning for a cache that cannot be used in this run."""
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    warn(f"{name} cache unavailable ({reason}); running without it")
+    # Two caches failing for one reason (a read-only cache dir) make one warning, not two.
+    seen = (cache_dir(), reason)
+    if seen not in _warned:
+        _warned.add(seen)
+        warn(f"{name} cache unavailable ({reason}); running without it")
 
 
 def memory_cache(format_version: str, schema: str) -> sqlite3.Connection:
@@ -90,3 +101,107 @@ def memory_cache(format_version: str, schema: str) -> sqlite3.Connection:
     memory = sqlite3.connect(":memory:", isolation_level=None)
     _prepare(memory, format_version, schema)
     return memory
+
+
+# ------------------------------------------------------------------------------ listing metadata
+
+METADATA_FORMAT = "metadata-1"
+METADATA_SCHEMA = """
+CREATE TABLE listing(
+  store TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fields BLOB NOT NULL,
+  PRIMARY KEY(store, reference)
+) WITHOUT ROWID
+"""
+
+
+class MetadataCache:
+    """Each session's listing fields, per store, under the key the store derived them at.
+
+    A store asks for its entries once per discovery (:meth:`entries`), reuses an entry only when
+    the key it computes now is the one stored (an empty key never is), and hands back what it
+    read afresh (:meth:`update`, one transaction). Stores never trust an entry for a session
+    whose key they cannot compute in full; they read it again instead.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, persistent: bool) -> None:
+        self.conn = conn
+        self.persistent = persistent
+
+    def entries(self, store: str) -> dict[str, tuple[str, bytes]]:
+        """``reference → (key, fields)`` of every entry of ``store``."""
+        try:
+            return {
+                reference: (key, bytes(fields))
+                for reference, key, fields in self.conn.execute(
+                    "SELECT reference, key, fields FROM listing WHERE store = ?", (store,)
+                )
+                if isinstance(reference, str) and isinstance(key, str) and key
+            }
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return {}
+
+    def update(
+        self,
+        store: str,
+        fresh: dict[str, tuple[str, bytes]],
+        gone: Iterable[str] = (),
+    ) -> None:
+        """Record ``fresh`` entries (``reference → (key, fields)``) and forget ``gone`` ones."""
+        removed = [(store, reference) for reference in gone]
+        rows = [(store, ref, key, fields) for ref, (key, fields) in fresh.items() if key]
+        if not rows and not removed:
+            return
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.executemany(
+                    "DELETE FROM listing WHERE store = ? AND reference = ?", removed
+                )
+                self.conn.executemany("INSERT OR REPLACE INTO listing VALUES (?, ?, ?, ?)", rows)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: sqlite3.Error) -> None:
+        """Go on without the file for the rest of this run, after one warning."""
+        if self.persistent:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warn(f"metadata cache unavailable ({reason}); running without it")
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+        self.conn = sqlite3.connect(":memory:", isolation_level=None)
+        _prepare(self.conn, METADATA_FORMAT, METADATA_SCHEMA)
+        self.persistent = False
+
+
+_metadata: dict[Path, MetadataCache] = {}
+
+
+def metadata_cache() -> MetadataCache:
+    """The metadata cache (``metadata.sqlite3`` in the cache dir), opened once per process and
+    cache dir (a library user or a test may move the cache dir between calls)."""
+    path = cache_path("metadata")
+    cache = _metadata.get(path)
+    if cache is None:
+        for old in _metadata.values():
+            with contextlib.suppress(sqlite3.Error):
+                old.conn.close()
+        _metadata.clear()
+        conn, persistent = open_cache("metadata", METADATA_FORMAT, METADATA_SCHEMA)
+        cache = _metadata[path] = MetadataCache(conn, persistent)
+    return cache
+
+
+def close_metadata_cache() -> None:
+    """Close the process's metadata cache; the next use opens it afresh."""
+    for cache in _metadata.values():
+        with contextlib.suppress(sqlite3.Error):
+            cache.conn.close()
+    _metadata.clear()

@@ -220,8 +220,14 @@ def file_fingerprints(paths: Iterable[str]) -> dict[str, str]:
         except OSError:
             out[path] = ""
             continue
-        out[path] = f"{stat.st_mtime_ns}:{stat.st_size}"
+        out[path] = file_key(stat)
     return out
+
+
+def file_key(stat: os.stat_result) -> str:
+    """A file's fingerprint, ``"<mtime ns>:<size>"``: the search index and the metadata cache
+    both key a file store's sessions on it."""
+    return f"{stat.st_mtime_ns}:{stat.st_size}"
 
 
 def decode_lossless(data: bytes) -> str:

@@ -7,7 +7,11 @@
 Discovery is a cheap scan: it parses lines only until the start time, the first turn and the
 first model are known, then looks at title records alone (lines are matched as bytes before any
 parse), and it never follows directory symlinks. Its Meta is the Meta a full load gives, by
-construction: both feed the same :class:`~txcript.harnesses.claude_code.meta.MetaScan`.
+construction: both feed the same :class:`~txcript.harnesses.claude_code.meta.MetaScan`. Its
+result is kept in the metadata cache (:mod:`txcript.shared.cache`) under the file's
+``"<mtime ns>:<size>"``, so a file that has not changed is only ``stat``-ed;
+:meth:`ClaudeCodeStore.lookup` reads only the files whose name (the session id) starts with a
+given prefix.
 
 A save is all or nothing: side files first, the session file (what makes the session visible)
 last, and every file and directory it wrote undone when a later step fails. A delete backs the
@@ -21,10 +25,13 @@ import contextlib
 import os
 import re
 import shutil
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
+
+import msgspec
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
@@ -39,11 +46,13 @@ from txcript.harnesses.claude_code.native import (
 )
 from txcript.model import Meta
 from txcript.shared import backups
+from txcript.shared.cache import metadata_cache
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     Undo,
     decode_lossless,
     file_fingerprints,
+    file_key,
     modified_at,
     preflight_write,
     read_regular,
@@ -59,6 +68,9 @@ _MAX_PROJECT_NAME = 200
 #: Byte patterns a line must contain to be a title record / an assistant or title record. Lines
 #: that do not match are never parsed once the head fields are known.
 _TITLE_LINE = re.compile(rb'"type"\s*:\s*"(?:summary|custom-title|ai-title|agent-name)"')
+#: A file modified this recently (ns) may still change within its file system's mtime
+#: resolution (up to 2 s) without its (size, mtime) changing, so its listing is not cached yet.
+_SETTLED_NS = 2_000_000_000
 _ASSISTANT_OR_TITLE = re.compile(
     rb'"type"\s*:\s*"(?:assistant|summary|custom-title|ai-title|agent-name)"'
 )
@@ -137,8 +149,9 @@ class ClaudeCodeStore:
         return reference
 
     # -- discovery --------------------------------------------------------------------------
-    def session_files(self) -> list[Path]:
-        """``projects/<dir>/<name>.jsonl`` files; directory symlinks are never followed."""
+    def session_files(self, id_prefix: str = "") -> list[Path]:
+        """``projects/<dir>/<name>.jsonl`` files (only names starting with ``id_prefix``);
+        directory symlinks are never followed."""
         found: list[Path] = []
         try:
             projects = list(os.scandir(self.projects))
@@ -152,7 +165,8 @@ class ClaudeCodeStore:
             except OSError:
                 continue
             for entry in entries:
-                if not entry.name.endswith(".jsonl"):
+                name = entry.name
+                if not name.endswith(".jsonl") or not name[: -len(".jsonl")].startswith(id_prefix):
                     continue
                 try:
                     # Not only regular files: a FIFO or device is refused with a warning by scan.
@@ -164,6 +178,14 @@ class ClaudeCodeStore:
 
     def scan(self, path: Path) -> tuple[Meta, datetime] | None:
         """The Meta of a session file and its mtime; None when it is not a readable session."""
+        read = self._read_scan(path)
+        if read is None or read[0] is None:
+            return None
+        return read[0], modified_at(read[1])
+
+    def _read_scan(self, path: Path) -> tuple[Meta | None, os.stat_result] | None:
+        """``(Meta, stat)`` of a session file as read, ``(None, stat)`` for a file that is no
+        listed session (a sub-agent transcript, bookkeeping only), None after a warning."""
         try:
             data, stat = read_regular_stat(path, limit=MAX_SESSION_FILE_BYTES)
         except TxcriptError as exc:
@@ -175,17 +197,52 @@ class ClaudeCodeStore:
             return None
         scan = scan_bytes(data, path.stem)
         if scan.first is None or scan.is_sidechain_file:
-            return None
-        return scan.meta(), modified_at(stat)
+            return None, stat
+        return scan.meta(), stat
 
     def discover(self) -> list[Discovered]:
+        return self._listed(self.session_files(), complete=True)
+
+    def lookup(self, id_prefix: str) -> list[Discovered]:
+        """The sessions whose id (the file stem) starts with ``id_prefix``: only the files so
+        named are read, and they are listed exactly as :meth:`discover` lists them."""
+        return self._listed(self.session_files(id_prefix), complete=False)
+
+    def _listed(self, paths: list[Path], *, complete: bool) -> list[Discovered]:
+        """The sessions among ``paths``, newest first. A file whose (size, mtime ns) is what
+        the metadata cache holds it under is not read; ``complete`` (every file of the store)
+        also forgets cached files that are gone."""
+        cache = metadata_cache()
+        scope = f"{HARNESS}:{self.projects}"
+        known = cache.entries(scope)
+        fresh: dict[str, tuple[str, bytes]] = {}
+        settled = time.time_ns() - _SETTLED_NS
         out: list[Discovered] = []
-        for path in self.session_files():
-            scanned = self.scan(path)
-            if scanned is None:
-                continue
-            meta, updated_at = scanned
-            out.append(Discovered.from_meta(HARNESS, str(path), meta, updated_at=updated_at))
+        for path in paths:
+            reference = str(path)
+            meta: Meta | None
+            try:
+                status = os.stat(path)
+                entry = known.get(reference)
+                if entry is None or entry[0] != file_key(status):
+                    raise LookupError
+                meta = _cached_meta(entry[1])
+            except (OSError, LookupError, msgspec.DecodeError, msgspec.ValidationError):
+                read = self._read_scan(path)
+                if read is None:
+                    continue
+                meta, status = read
+                cached = _cache_fields(meta)
+                if cached is not None and status.st_mtime_ns < settled:
+                    fresh[reference] = (file_key(status), cached)
+            if meta is not None:
+                updated_at = modified_at(status)
+                out.append(Discovered.from_meta(HARNESS, reference, meta, updated_at=updated_at))
+        gone: list[str] = []
+        if complete:
+            present = {str(path) for path in paths}
+            gone = [reference for reference in known if reference not in present]
+        cache.update(scope, fresh, gone)
         out.sort(key=lambda d: d.timestamp, reverse=True)
         return out
 
@@ -371,3 +428,16 @@ class ClaudeCodeStore:
     # -- change cursors ---------------------------------------------------------------------
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         return file_fingerprints(references)
+
+
+def _cache_fields(meta: Meta | None) -> bytes | None:
+    """A scan's result as the metadata cache keeps it (``null`` for a file that is no listed
+    session); None when it cannot be kept (text that is not UTF-8 is read afresh each time)."""
+    try:
+        return msgspec.json.encode(meta)
+    except (msgspec.EncodeError, UnicodeEncodeError):
+        return None
+
+
+def _cached_meta(fields: bytes) -> Meta | None:
+    return msgspec.json.decode(fields, type=Meta | None)

@@ -267,13 +267,17 @@ class CodexStore:
         self.index = root / "session_index.jsonl"
 
     # -- discovery --------------------------------------------------------------------------
-    def _files(self) -> list[Path]:
+    def _files(self, id_prefix: str = "") -> list[Path]:
+        """Rollout files, sorted; with ``id_prefix``, only those whose name carries an id that
+        starts with it."""
         found: list[Path] = []
         for top in (self.sessions, self.archived):
             for directory, _dirs, names in os.walk(top, followlinks=False):
                 present = set(names)
                 for name in names:
                     if not name.endswith(_SUFFIXES):
+                        continue
+                    if id_prefix and not id_from_file_name(name).startswith(id_prefix):
                         continue
                     if name.endswith(".zst") and name[: -len(".zst")] in present:
                         continue
@@ -304,10 +308,19 @@ class CodexStore:
         return scan if sniffed else None
 
     def discover(self) -> list[Discovered]:
+        return self._listed(self._files())
+
+    def lookup(self, id_prefix: str) -> list[Discovered]:
+        """The sessions whose id starts with ``id_prefix``, found by rollout file name (Codex
+        names each rollout after its thread id) and listed exactly as :meth:`discover` does."""
+        found = self._listed(self._files(id_prefix))
+        return [d for d in found if d.meta_id.startswith(id_prefix)]
+
+    def _listed(self, paths: list[Path]) -> list[Discovered]:
         titles = read_index(self.index)
         found: list[Discovered] = []
         compressed = 0
-        for path in self._files():
+        for path in paths:
             try:
                 scan = self._head(path)
                 stat = path.stat()

@@ -195,15 +195,25 @@ class CursorCliStore:
             modified_ms=_modified_ms(db),
         )
 
-    def _chat_dirs(self) -> Iterator[Path]:
+    def _chat_dirs(self, id_prefix: str = "") -> Iterator[Path]:
+        """Chat directories (only those whose name starts with ``id_prefix``)."""
         for bucket in _subdirs(self.chats):
             for chat in _subdirs(bucket):
-                if os.path.isfile(chat / DB_NAME):
+                if chat.name.startswith(id_prefix) and os.path.isfile(chat / DB_NAME):
                     yield chat
 
     def discover(self) -> list[Discovered]:
+        return self._listed(self._chat_dirs())
+
+    def lookup(self, id_prefix: str) -> list[Discovered]:
+        """The chats whose id starts with ``id_prefix``, found by directory name (the agent
+        names each chat's directory after its id) and listed exactly as :meth:`discover`."""
+        found = self._listed(self._chat_dirs(id_prefix))
+        return [d for d in found if d.meta_id.startswith(id_prefix)]
+
+    def _listed(self, directories: Iterable[Path]) -> list[Discovered]:
         found: list[Discovered] = []
-        for directory in self._chat_dirs():
+        for directory in directories:
             try:
                 chat = self._chat(directory, with_blobs=False)
                 meta = head.cheap_meta(

@@ -26,6 +26,12 @@ load could disagree. The one difference left: a number beyond the double range (
 member discovery skips makes the codec reject the whole document, while discovery still reads
 its fields. ``JSON.stringify``, which writes these cells, cannot produce such a number.
 
+**Metadata cache.** What discovery extracts from a composerData cell is kept in the metadata
+cache (:mod:`txcript.shared.cache`) under ``<rowid>:<header lastUpdatedAt>:<byte length>``; the
+length comes from a blob handle, which does not read the cell, so a warm listing reads no cell
+at all (:class:`_Cells`). :meth:`CursorDesktopStore.lookup` runs the discovery statement on one
+key range (an id or id prefix) instead of every session.
+
 **Load.** Every cell is the exact text Cursor stored (``CAST(value AS TEXT)``); NULL rows and
 cells that are not UTF-8 are dropped. Bubbles are the exact key range in rowid order. Aux rows
 are the rows keyed ``<kind>:<cid>`` or ``<kind>:<cid>:…`` for every kind except ``bubbleId``,
@@ -44,6 +50,7 @@ synthesised head (the row's columns are still used). Columns txcript does not mo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -58,7 +65,7 @@ from typing import Any
 import msgspec
 
 from txcript.errors import BadInput, StoreUnreadable, TxcriptError
-from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.base import Discovered, Saved, home_dir, prefix_bounds
 from txcript.harnesses.cursor_desktop import codec, database
 from txcript.harnesses.cursor_desktop.database import (
     AUX_ROWS_SQL,
@@ -71,6 +78,7 @@ from txcript.harnesses.cursor_desktop.database import (
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, HeaderOrigin, KVRow
 from txcript.shared import sqlite as shared_sqlite
+from txcript.shared.cache import metadata_cache
 from txcript.shared.files import preflight_write, sqlite_files
 from txcript.shared.ids import CURSOR_IDS
 from txcript.shared.jsonutil import MISSING, lookup, pick, try_loads
@@ -373,37 +381,46 @@ def _bubble_range_sql(cid: str, alias: str) -> str:
     )
 
 
-def _discovery_sql(schema: Schema) -> str:
-    """One statement listing every candidate session; see the module notes.
+def _discovery_sql(schema: Schema, ranged: bool = False) -> str:
+    """One statement listing every candidate session; see the module notes. ``ranged`` keeps
+    only the composer ids in ``[?2, ?3)`` (a lookup by id prefix), by key range on both
+    indexes.
 
-    Per candidate: its id, whether a composerData row exists, that row's cell as bytes
-    (``CAST(… AS BLOB)``: no text conversion in SQLite or Python; :func:`_composer_cell` reads
-    it), whether it owns a non-NULL bubble row, and its header row's columns. SQLite's JSON
-    functions are not used: they parse the whole cell once per call, and their reading of
-    JSON differs from the codec's (duplicate keys, escaped keys, nesting depth, out-of-range
-    numbers, and JSON5 in newer SQLite versions), so discovery could disagree with a load.
+    Per candidate: its id, whether a composerData row exists and its rowid (the cell itself is
+    opened by rowid, and read only when the metadata cache does not hold it; see
+    :class:`_Cells`), whether it owns a non-NULL bubble row, and its header row's columns.
+    SQLite's JSON functions are not used: they parse the whole cell once per call, and their
+    reading of JSON differs from the codec's (duplicate keys, escaped keys, nesting depth,
+    out-of-range numbers, and JSON5 in newer SQLite versions), so discovery could disagree with
+    a load.
     """
     sources = ["SELECT value FROM json_each(?1)"]
     joins = ""
     header_cols = ""
     if schema.has_header_table:
         cid_col = _cid_column(schema)
-        sources.insert(0, f"SELECT {cid_col} FROM composerHeaders WHERE typeof({cid_col}) = 'text'")
+        in_range = f" AND {cid_col} >= ?2 AND {cid_col} < ?3" if ranged else ""
+        sources.insert(
+            0,
+            f"SELECT {cid_col} FROM composerHeaders WHERE typeof({cid_col}) = 'text'{in_range}",
+        )
         joins = f"LEFT JOIN composerHeaders h ON h.{cid_col} = c.cid "
         header_cols = f", h.{cid_col} IS NOT NULL" + "".join(
             f", h.{quote_identifier(column)}" for column, _ in _listing_columns(schema)
         )
-    sources.append(
-        "SELECT substr(key, 14) FROM cursorDiskKV "
-        "WHERE key >= 'composerData:' AND key < 'composerData;'"
+    key_range = (
+        "key >= 'composerData:' || ?2 AND key < 'composerData:' || ?3"
+        if ranged
+        else "key >= 'composerData:' AND key < 'composerData;'"
     )
+    sources.append(f"SELECT substr(key, 14) FROM cursorDiskKV WHERE {key_range}")
     has_bubbles = (
         f"EXISTS (SELECT 1 FROM cursorDiskKV b WHERE {_bubble_range_sql('c.cid', 'b')} "
         "AND b.value IS NOT NULL)"
     )
     return (
         f"WITH cand(cid) AS ({' UNION '.join(sources)}) "
-        "SELECT c.cid AS cid, d.key IS NOT NULL AS cd_row, CAST(d.value AS BLOB) AS doc, "
+        "SELECT c.cid AS cid, d.key IS NOT NULL AS cd_row, d.rowid AS cd_rowid, "
         f"{has_bubbles} AS has_bubbles{header_cols} "
         f"FROM cand c {joins}"
         "LEFT JOIN cursorDiskKV d ON d.key = 'composerData:' || c.cid"
@@ -457,12 +474,34 @@ class CursorDesktopStore:
         :class:`~txcript.errors.StoreUnreadable`; a lock held past the busy timeout raises
         :class:`~txcript.errors.StoreError`.
         """
+        return self._discover(None, with_model=True)
+
+    def discover_titles(self) -> list[Discovered]:
+        """:meth:`discover` for a listing that shows no model: a session whose head gives its
+        title and cwd is listed without reading its composerData cell (its model is None)."""
+        return self._discover(None, with_model=False)
+
+    def _discover(self, bounds: tuple[str, str] | None, *, with_model: bool) -> list[Discovered]:
         info = database.inspect(self.database)
         if info is None or info.size == 0:
             return []
-        found = database.read(self.database, info, _discover, busy_timeout=self.busy_timeout)
+        scope = f"{HARNESS}:{self.database}"
+        found = database.read(
+            self.database,
+            info,
+            lambda conn, schema: _discover(conn, schema, scope, bounds, with_model),
+            busy_timeout=self.busy_timeout,
+        )
         found.sort(key=lambda item: (item[0] is None, -(item[0] or 0), item[1].reference))
         return [discovered for _, discovered in found]
+
+    def lookup(self, id_prefix: str) -> list[Discovered]:
+        """The listed sessions whose composer id starts with ``id_prefix``, exactly as
+        :meth:`discover` lists them: the same statement, limited to one key range of the
+        ``composerHeaders`` and ``cursorDiskKV`` key indexes, so its cost does not grow with
+        the number of sessions in the database."""
+        bounds = prefix_bounds(id_prefix)
+        return [] if bounds is None else self._discover(bounds, with_model=True)
 
     def load(self, reference: str) -> CursorSession:
         """The session's native body; :class:`~txcript.errors.BadInput` when there is none."""
@@ -565,36 +604,122 @@ def _no_session(cid: str) -> str:
 # ------------------------------------------------------------------------------------ workers
 
 
-def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None, Discovered]]:
+class _Cells:
+    """composerData cells by rowid, through the metadata cache.
+
+    A cell is opened as a blob handle, which gives its byte length without reading it. The
+    cache key is ``<rowid>:<header lastUpdatedAt>:<byte length>``: a rewrite by ``INSERT OR
+    REPLACE`` (what the app and txcript do) gets a new rowid, an in-place update moves the
+    header's ``lastUpdatedAt`` or the length. A session without a header row, or whose
+    ``lastUpdatedAt`` is not an integer, has no full key: its cell is always read.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, known: dict[str, tuple[str, bytes]]) -> None:
+        self.conn = conn
+        self.known = known
+        self.fresh: dict[str, tuple[str, bytes]] = {}
+
+    def fields(
+        self, cid: str, rowid: object, last_updated: int | None, *, optional: bool = False
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """:func:`_composer_cell` of the session's cell (``rowid`` None: it has none).
+
+        ``optional``: the caller can do without the fields; a cell the cache does not hold is
+        then not read, and ``({}, False)`` stands for it.
+        """
+        if not isinstance(rowid, int):
+            return None, False
+        try:
+            blob = self.conn.blobopen("cursorDiskKV", "value", rowid, readonly=True)
+        except sqlite3.Error:  # a NULL (or non-text) cell: no handle, read it the usual way
+            row = self.conn.execute(
+                "SELECT CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid = ?", (rowid,)
+            ).fetchone()
+            return _composer_cell(None if row is None else row[0])
+        with blob:
+            key = "" if last_updated is None else f"{rowid}:{last_updated}:{len(blob)}"
+            entry = self.known.get(cid)
+            if key and entry is not None and entry[0] == key:
+                with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                    return _decode_cell(entry[1])
+            if optional:
+                return {}, False
+            fields, inline = _composer_cell(blob.read())
+        if key:
+            with contextlib.suppress(msgspec.EncodeError, UnicodeEncodeError, OverflowError):
+                self.fresh[cid] = (key, msgspec.json.encode((fields, inline)))
+        return fields, inline
+
+
+def _decode_cell(data: bytes) -> tuple[dict[str, Any] | None, bool]:
+    fields, inline = msgspec.json.decode(data, type=tuple[dict[str, Any] | None, bool])
+    return fields, inline
+
+
+def _head_decides(cid: str, created_at: int, parsed_head: Any) -> bool:
+    """Does the head alone give the title and the cwd (all a listing without the model shows)?"""
+    meta = codec.derive_meta(cid, created_at, parsed_head, {})
+    return created_at > 0 and meta.title is not None and meta.cwd is not None
+
+
+def _discover(
+    conn: sqlite3.Connection,
+    schema: Schema,
+    scope: str,
+    bounds: tuple[str, str] | None = None,
+    with_model: bool = True,
+) -> list[tuple[int | None, Discovered]]:
+    """Every listed session, or (``bounds``) those whose id lies in ``[low, high)``.
+
+    ``with_model=False`` leaves the model out where composerData is the only thing left to read
+    for it (the head already gives title and cwd): such a session's cell is not read at all.
+    """
     if not schema.has_kv:
         return []
+    cache = metadata_cache()
+    cells = _Cells(conn, cache.entries(scope))
     item_heads = _item_heads(conn, schema)
     found: list[tuple[int | None, Discovered]] = []
     seen: set[str] = set()
     names = tuple(name for _, name in _listing_columns(schema))
-    for record in conn.execute(_discovery_sql(schema), (json.dumps(list(item_heads)),)):
-        cid, has_cd_row, doc, has_bubbles = record[0], record[1], record[2], record[3]
+    listed = list(item_heads)
+    parameters: tuple[str, ...] = (json.dumps(listed),)
+    if bounds is not None:
+        low, high = bounds
+        listed = [cid for cid in listed if low <= cid < high]
+        parameters = (json.dumps(listed), low, high)
+    for record in conn.execute(_discovery_sql(schema, bounds is not None), parameters):
+        cid, has_cd_row, cd_rowid, has_bubbles = record[0], record[1], record[2], record[3]
         if not isinstance(cid, str) or not cid or cid in seen:
             continue
-        seen.add(cid)
-        if not has_bubbles and doc is None:
-            continue  # no message can exist without bubbles or an inline conversation
-        fields, inline = _composer_cell(doc)
-        if not (has_bubbles or inline):
+        if bounds is not None and not bounds[0] <= cid < bounds[1]:
             continue
+        seen.add(cid)
+        if not has_bubbles and cd_rowid is None:
+            continue  # no message can exist without bubbles or an inline conversation
         row = None
         if len(record) > 4 and record[4] == 1:  # the session has a header row
             row = dict(zip(names, record[5:], strict=True))
-        if row is None and cid not in item_heads and not has_cd_row:
-            continue
         if row is not None:
             header, created_at, sort_key = _table_head(cid, row, item_heads.get(cid))
             updated = cell_integer(row.get("lastupdatedat"))
+            parsed_head = try_loads(header)
+            optional = (
+                not with_model and has_bubbles and _head_decides(cid, created_at, parsed_head)
+            )
+            fields, inline = cells.fields(cid, cd_rowid, updated, optional=optional)
+            if not (has_bubbles or inline):
+                continue
         else:
+            fields, inline = cells.fields(cid, cd_rowid, None)
+            if not (has_bubbles or inline):
+                continue
+            if cid not in item_heads and not has_cd_row:
+                continue
             head = _resolve_head(cid, row, item_heads.get(cid), fields or {})
             header, created_at, sort_key = head.header, head.created_at, head.sort_key
             updated = head.last_updated_at
-        parsed_head = try_loads(header)
+            parsed_head = try_loads(header)
         if not updated and isinstance(parsed_head, dict):
             updated = _json_int(parsed_head.get("lastUpdatedAt"))
         meta = codec.derive_meta(cid, created_at, parsed_head, _meta_fields(fields))
@@ -602,6 +727,8 @@ def _discover(conn: sqlite3.Connection, schema: Schema) -> list[tuple[int | None
         updated_at = from_epoch_ms(updated) if updated and 0 < updated < 2**47 else None
         discovered = Discovered.from_meta(HARNESS, cid, meta, updated_at=updated_at)
         found.append((sort_key, discovered))
+    gone = () if bounds is not None else [cid for cid in cells.known if cid not in seen]
+    cache.update(scope, cells.fresh, gone)
     return found
 
 

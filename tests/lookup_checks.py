@@ -1,0 +1,78 @@
+"""Checks shared by every harness's direct-lookup tests: a REF resolves to the same session (or
+the same error) by direct lookup as by a full discovery, and ids skip the full discovery."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from txcript import sessions
+from txcript.errors import BadInput
+from txcript.fragment import split_fragment
+from txcript.harnesses.base import Discovered
+from txcript.shared.text import scrub
+
+Answer = tuple[Discovered, object] | str
+
+
+def by_discovery(reference: str, scope: str | None = None) -> Answer:
+    """What ``reference`` named before direct lookups: §1 of the lookup rules, over a full
+    discovery (the oracle the direct path must agree with)."""
+    source, request = split_fragment(reference)
+    found = sessions.discover([scope] if scope else ())
+    if request is not None and [s for s in found if reference in (s.meta_id, s.title)]:
+        source, request = reference, None
+    try:
+        return sessions.find_session(source, found, scope), request
+    except BadInput as exc:
+        if "/" in reference or "\\" in reference:
+            return f"no local session matches `{scrub(reference)}`, and no such file exists"
+        return str(exc)
+
+
+def by_resolve(reference: str, scope: str | None = None) -> Answer:
+    """What ``reference`` names now (direct lookup first)."""
+    source, request = split_fragment(reference)
+    try:
+        return sessions._resolve(reference, source, request, scope)
+    except BadInput as exc:
+        return str(exc)
+
+
+@contextmanager
+def counting_discoveries(monkeypatch: pytest.MonkeyPatch, store_class: Any) -> Iterator[list[int]]:
+    """Count full discoveries of ``store_class`` stores while the block runs."""
+    calls: list[int] = []
+    original = store_class.discover
+
+    def counted(self: Any) -> list[Discovered]:
+        calls.append(1)
+        result: list[Discovered] = original(self)
+        return result
+
+    monkeypatch.setattr(store_class, "discover", counted)
+    yield calls
+    monkeypatch.setattr(store_class, "discover", original)
+
+
+def assert_same_answers(
+    monkeypatch: pytest.MonkeyPatch,
+    store_class: Any,
+    direct: list[str],
+    others: list[str],
+    scope: str | None = None,
+) -> None:
+    """``direct`` refs (ids, unique prefixes, id#range) resolve without a full discovery of
+    ``store_class``; ``others`` (titles, ambiguous prefixes, unknown names) may discover. Both
+    give exactly the discovery answer."""
+    for reference in [*direct, *others]:
+        expected = by_discovery(reference, scope)
+        with counting_discoveries(monkeypatch, store_class) as calls:
+            actual = by_resolve(reference, scope)
+        assert actual == expected, reference
+        if reference in direct:
+            assert not calls, f"{reference} ran a full discovery"
+            assert not isinstance(actual, str), reference
