@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import warnings
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dbfixtures as fx
@@ -219,3 +220,20 @@ def test_a_cell_that_is_not_utf8_is_read_each_time(root: Path, reads: list[int])
     first = len(reads)
     CursorDesktopStore(root).discover()
     assert len(reads) == first  # cached as "no document" like any other cell
+
+
+def test_a_changed_head_is_seen_even_when_nothing_else_moved(root: Path, reads: list[int]) -> None:
+    """The listing cached for a session depends on its head too: a rename in the head alone
+    (same lastUpdatedAt, same cell) shows the new title."""
+    store = CursorDesktopStore(root)
+    assert {d.meta_id: d.title for d in store.discover()}[ONE] == "title 11"
+    reads.clear()
+    head = fx.head_3_16(ONE, T0, name="renamed in the head", cwd="/w/one")
+    execute(root, "UPDATE composerHeaders SET value = ? WHERE composerId = ?", head, ONE)
+    assert {d.meta_id: d.title for d in store.discover()}[ONE] == "renamed in the head"
+    assert len(reads) == 1  # that session's cell only
+    reads.clear()
+    execute(root, "UPDATE composerHeaders SET createdAt = ? WHERE composerId = ?", T0 - 9, ONE)
+    listed = {d.meta_id: d for d in store.discover()}
+    assert listed[ONE].timestamp == datetime.fromtimestamp((T0 - 9) / 1000, UTC)
+    assert len(reads) == 1

@@ -439,5 +439,8 @@ def _cache_fields(meta: Meta | None) -> bytes | None:
         return None
 
 
+_meta_decoder: msgspec.json.Decoder[Meta | None] = msgspec.json.Decoder(Meta | None)
+
+
 def _cached_meta(fields: bytes) -> Meta | None:
-    return msgspec.json.decode(fields, type=Meta | None)
+    return _meta_decoder.decode(fields)

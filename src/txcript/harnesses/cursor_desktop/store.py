@@ -57,8 +57,11 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -604,6 +607,20 @@ def _no_session(cid: str) -> str:
 # ------------------------------------------------------------------------------------ workers
 
 
+class _CellEntry(msgspec.Struct, array_like=True):
+    """What the metadata cache keeps for a session: the composerData extraction and, for a
+    session with a header row, the listing derived from it and the head."""
+
+    fields: dict[str, Any] | None
+    inline: bool
+    #: ``(title, cwd, model, lastUpdatedAt ms)``, when the listing is a function of the key.
+    listing: tuple[str | None, str | None, str | None, int | None] | None = None
+
+
+_entry_decoder = msgspec.json.Decoder(_CellEntry)
+_entry_encoder = msgspec.json.Encoder()
+
+
 class _Cells:
     """composerData cells by rowid, through the metadata cache.
 
@@ -611,49 +628,84 @@ class _Cells:
     cache key is ``<rowid>:<header lastUpdatedAt>:<byte length>``: a rewrite by ``INSERT OR
     REPLACE`` (what the app and txcript do) gets a new rowid, an in-place update moves the
     header's ``lastUpdatedAt`` or the length. A session without a header row, or whose
-    ``lastUpdatedAt`` is not an integer, has no full key: its cell is always read.
+    ``lastUpdatedAt`` is not an integer, has no full key: its cell is always read. For a
+    session with a header row the key also names the head (its length and CRC-32) and the
+    ``createdAt`` column, and the entry then holds the derived listing too, so a hit parses
+    neither the head nor the cell.
     """
 
     def __init__(self, conn: sqlite3.Connection, known: dict[str, tuple[str, bytes]]) -> None:
         self.conn = conn
         self.known = known
         self.fresh: dict[str, tuple[str, bytes]] = {}
+        self._pending: dict[str, tuple[str, _CellEntry]] = {}
 
-    def fields(
-        self, cid: str, rowid: object, last_updated: int | None, *, optional: bool = False
-    ) -> tuple[dict[str, Any] | None, bool]:
-        """:func:`_composer_cell` of the session's cell (``rowid`` None: it has none).
+    def entry(
+        self,
+        cid: str,
+        rowid: object,
+        last_updated: int | None,
+        head: tuple[str, int] | None = None,
+        *,
+        needed: Callable[[], bool] | None = None,
+    ) -> _CellEntry:
+        """The session's :func:`_composer_cell` (``rowid`` None: it has none), from the cache
+        when its key matches. ``head`` is ``(head text, createdAt column)`` of a header row.
 
-        ``optional``: the caller can do without the fields; a cell the cache does not hold is
-        then not read, and ``({}, False)`` stands for it.
+        ``needed``, asked only when the cache does not hold the cell: False when the caller
+        can do without the fields; the cell is then not read, and an empty entry stands for it.
         """
         if not isinstance(rowid, int):
-            return None, False
+            return _CellEntry(None, False)
         try:
             blob = self.conn.blobopen("cursorDiskKV", "value", rowid, readonly=True)
         except sqlite3.Error:  # a NULL (or non-text) cell: no handle, read it the usual way
             row = self.conn.execute(
                 "SELECT CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid = ?", (rowid,)
             ).fetchone()
-            return _composer_cell(None if row is None else row[0])
+            return _CellEntry(*_composer_cell(None if row is None else row[0]))
         with blob:
-            key = "" if last_updated is None else f"{rowid}:{last_updated}:{len(blob)}"
-            entry = self.known.get(cid)
-            if key and entry is not None and entry[0] == key:
+            key = ""
+            if last_updated is not None:
+                key = f"{rowid}:{last_updated}:{len(blob)}"
+                if head is not None:
+                    text, created_at = head
+                    raw = text.encode("utf-8", "surrogatepass")
+                    key += f":{created_at}:{len(raw)}:{zlib.crc32(raw)}"
+            cached = self.known.get(cid)
+            if key and cached is not None and cached[0] == key:
                 with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
-                    return _decode_cell(entry[1])
-            if optional:
-                return {}, False
-            fields, inline = _composer_cell(blob.read())
+                    return _entry_decoder.decode(cached[1])
+            if needed is not None and not needed():
+                return _CellEntry({}, False)
+            entry = _CellEntry(*_composer_cell(blob.read()))
         if key:
+            self._pending[cid] = (key, entry)
+        return entry
+
+    def derived(
+        self, cid: str, listing: tuple[str | None, str | None, str | None, int | None]
+    ) -> None:
+        """Keep the listing derived for the entry just read (a header-row session's)."""
+        pending = self._pending.get(cid)
+        if pending is not None:
+            pending[1].listing = listing
+
+    def to_store(self) -> dict[str, tuple[str, bytes]]:
+        """The entries read afresh in this run, encoded (those that cannot be are skipped)."""
+        for cid, (key, entry) in self._pending.items():
             with contextlib.suppress(msgspec.EncodeError, UnicodeEncodeError, OverflowError):
-                self.fresh[cid] = (key, msgspec.json.encode((fields, inline)))
-        return fields, inline
+                self.fresh[cid] = (key, _entry_encoder.encode(entry))
+        return self.fresh
 
 
-def _decode_cell(data: bytes) -> tuple[dict[str, Any] | None, bool]:
-    fields, inline = msgspec.json.decode(data, type=tuple[dict[str, Any] | None, bool])
-    return fields, inline
+def _cell_needed(
+    parsed: list[Any], cid: str, header: str, created_at: int, has_bubbles: object, model: bool
+) -> bool:
+    """Must a header-row session's cell be read (the cache does not hold it), or does its head
+    give all a listing without the model shows? The parsed head is left in ``parsed``."""
+    parsed.append(try_loads(header))
+    return model or not (has_bubbles and _head_decides(cid, created_at, parsed[0]))
 
 
 def _head_decides(cid: str, created_at: int, parsed_head: Any) -> bool:
@@ -703,15 +755,22 @@ def _discover(
         if row is not None:
             header, created_at, sort_key = _table_head(cid, row, item_heads.get(cid))
             updated = cell_integer(row.get("lastupdatedat"))
-            parsed_head = try_loads(header)
-            optional = (
-                not with_model and has_bubbles and _head_decides(cid, created_at, parsed_head)
-            )
-            fields, inline = cells.fields(cid, cd_rowid, updated, optional=optional)
+            parsed: list[Any] = []
+            needed = partial(_cell_needed, parsed, cid, header, created_at, has_bubbles, with_model)
+            entry = cells.entry(cid, cd_rowid, updated, (header, created_at), needed=needed)
+            if entry.listing is not None:  # a cache hit that holds the whole listing
+                if not (has_bubbles or entry.inline):
+                    continue
+                title, cwd, model, updated = entry.listing
+                found.append((sort_key, _listed(cid, created_at, title, cwd, model, updated)))
+                continue
+            parsed_head = parsed[0] if parsed else try_loads(header)
+            fields, inline = entry.fields, entry.inline
             if not (has_bubbles or inline):
                 continue
         else:
-            fields, inline = cells.fields(cid, cd_rowid, None)
+            entry = cells.entry(cid, cd_rowid, None)
+            fields, inline = entry.fields, entry.inline
             if not (has_bubbles or inline):
                 continue
             if cid not in item_heads and not has_cd_row:
@@ -723,13 +782,46 @@ def _discover(
         if not updated and isinstance(parsed_head, dict):
             updated = _json_int(parsed_head.get("lastUpdatedAt"))
         meta = codec.derive_meta(cid, created_at, parsed_head, _meta_fields(fields))
-        # The app's own last-activity time (what its sidebar sorts by), not a file mtime.
-        updated_at = from_epoch_ms(updated) if updated and 0 < updated < 2**47 else None
-        discovered = Discovered.from_meta(HARNESS, cid, meta, updated_at=updated_at)
+        discovered = Discovered.from_meta(HARNESS, cid, meta, updated_at=_updated_at(updated))
+        if row is not None and _listed_timestamp(created_at) == meta.timestamp:
+            # The listing is a function of the key (no "now" stands in for a missing start).
+            cells.derived(cid, (meta.title, meta.cwd, meta.model, updated))
         found.append((sort_key, discovered))
     gone = () if bounds is not None else [cid for cid in cells.known if cid not in seen]
-    cache.update(scope, cells.fresh, gone)
+    cache.update(scope, cells.to_store(), gone)
     return found
+
+
+def _updated_at(updated: int | None) -> datetime | None:
+    """The app's own last-activity time (what its sidebar sorts by), not a file mtime."""
+    return from_epoch_ms(updated) if updated and 0 < updated < 2**47 else None
+
+
+def _listed_timestamp(created_at: int) -> datetime | None:
+    return from_epoch_ms(created_at) if 0 < created_at < 2**47 else None
+
+
+def _listed(
+    cid: str,
+    created_at: int,
+    title: str | None,
+    cwd: str | None,
+    model: str | None,
+    updated: int | None,
+) -> Discovered:
+    """The listing entry of a cache hit: what :func:`codec.derive_meta` gave for the same key."""
+    timestamp = _listed_timestamp(created_at)
+    assert timestamp is not None  # only such listings are cached
+    return Discovered(
+        harness=HARNESS,
+        reference=cid,
+        meta_id=cid,
+        timestamp=timestamp,
+        title=title,
+        cwd=cwd,
+        model=model,
+        updated_at=_updated_at(updated),
+    )
 
 
 def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:

@@ -131,13 +131,21 @@ def _select(columns: Iterable[str]) -> str:
 
 
 def session_rows(
-    conn: sqlite3.Connection, schema: Schema, session_id: str | None = None
+    conn: sqlite3.Connection,
+    schema: Schema,
+    session_id: str | None = None,
+    bounds: tuple[str, str] | None = None,
 ) -> list[dict[str, Any]]:
+    """Session rows: all, the one with ``session_id``, or those whose id is in ``bounds``
+    (``[low, high)``, a range on the primary key's index)."""
     sql = f"SELECT {_select(schema.session_columns)} FROM session"
     args: tuple[Any, ...] = ()
     if session_id is not None:
         sql += " WHERE id = ?"
         args = (session_id,)
+    elif bounds is not None:
+        sql += " WHERE id >= ? AND id < ?"
+        args = bounds
     return [dict(zip(schema.session_columns, row, strict=True)) for row in conn.execute(sql, args)]
 
 
@@ -152,10 +160,13 @@ def _message_model(conn: sqlite3.Connection, session_id: str) -> str | None:
     return None
 
 
-def discover_rows(conn: sqlite3.Connection, schema: Schema) -> list[tuple[dict[str, Any], Any]]:
-    """Every listed session: its row and its Meta (archived sessions are not listed)."""
+def discover_rows(
+    conn: sqlite3.Connection, schema: Schema, bounds: tuple[str, str] | None = None
+) -> list[tuple[dict[str, Any], Any]]:
+    """Every listed session (or those whose id is in ``bounds``): its row and its Meta
+    (archived sessions are not listed)."""
     found = []
-    for row in session_rows(conn, schema):
+    for row in session_rows(conn, schema, bounds=bounds):
         if row.get("time_archived") is not None or not isinstance(row.get("id"), str):
             continue
         model = None if "model" in row else _message_model(conn, row["id"])

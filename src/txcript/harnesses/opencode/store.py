@@ -17,13 +17,14 @@ is skipped with a warning.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable
-from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.base import Discovered, Saved, home_dir, prefix_bounds
 from txcript.shared.files import preflight_write, sqlite_files
 
 from . import database, files
@@ -87,11 +88,27 @@ class OpenCodeStore:
 
     # -- discovery --------------------------------------------------------------------------
     def discover(self) -> list[Discovered]:
+        return self._listed("")
+
+    def lookup(self, id_prefix: str) -> list[Discovered]:
+        """The sessions whose id starts with ``id_prefix``: one key range of each database's
+        ``session`` table, and the file store's info files so named (a session's info file is
+        named after its id); listed exactly as :meth:`discover` lists them."""
+        if prefix_bounds(id_prefix) is None:
+            return []
+        return [d for d in self._listed(id_prefix) if d.meta_id.startswith(id_prefix)]
+
+    def _listed(self, id_prefix: str) -> list[Discovered]:
         found: list[Discovered] = []
         seen: set[str] = set()
+        bounds = prefix_bounds(id_prefix)
+
+        def rows_of(conn: sqlite3.Connection, schema: database.Schema) -> list[Any]:
+            return database.discover_rows(conn, schema, bounds)
+
         for db in self.databases():
             try:
-                rows = database.read(db, database.discover_rows) or []
+                rows = database.read(db, rows_of) or []
             except (StoreError, StoreUnreadable) as exc:
                 warn(f"skipped {exc}")
                 continue
@@ -111,6 +128,8 @@ class OpenCodeStore:
         if self.single:
             return found
         for location in files.sessions(self.root):
+            if not location.info.name.startswith(id_prefix):
+                continue
             head = files.head(location)
             if head is None:
                 continue
