@@ -138,6 +138,11 @@ def styled(*parts: str | tuple[str, str]) -> Text:
     return line
 
 
+def plain(*parts: str | tuple[str, str]) -> str:
+    """The text of a :func:`styled` line without its styles (what rich prints with no colour)."""
+    return "".join(part[0] if isinstance(part, tuple) else part for part in parts)
+
+
 def echo_styled(*parts: str | tuple[str, str], colour: bool, err: bool = False) -> None:
     stream = sys.stderr if err else sys.stdout
     console(stream, colour=colour).print(styled(*parts))

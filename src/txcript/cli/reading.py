@@ -16,6 +16,7 @@ from txcript.cli.output import (
     colour_option,
     console,
     is_terminal,
+    plain,
     show_long,
     styled,
     terminal_width,
@@ -102,8 +103,13 @@ def list_command(
         click.echo(scrub(f"no local{scope} sessions found{where}{when}"))
         return
     stdout = sys.stdout
-    printer = console(stdout, colour=colour_enabled(stdout, colour))
-    for parts in list_lines(sessions, datetime.now(UTC), terminal_width(stdout)):
+    lines = list_lines(sessions, datetime.now(UTC), terminal_width(stdout))
+    if not colour_enabled(stdout, colour):
+        # Without colour a line is just its text: written at once, not rendered one by one.
+        click.echo("".join(plain(*parts) + "\n" for parts in lines), nl=False)
+        return
+    printer = console(stdout, colour=True)
+    for parts in lines:
         printer.print(styled(*parts))
 
 

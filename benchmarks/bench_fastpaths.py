@@ -1,0 +1,345 @@
+"""Benchmark the fast paths (direct lookup, metadata cache) against their floors, in one run.
+
+Every figure is a whole ``txcript`` process (``python -m txcript``, ``HOME`` an empty temporary
+directory) timed against a ``python -c`` floor doing the unavoidable read of the same bytes, both
+measured in this run (median of ``--repeat``; the machine is shared, so the ratios are what
+counts):
+
+* **Cursor desktop, the 3,000-session / 2 GiB store** (read-only): ``list --json`` cold (an
+  empty cache dir each run) and warm, and the human ``list``, against the bare header query
+  (``composerHeaders`` rows of sessions owning a bubble). Target: warm ``list --json`` ≤ 2.0×.
+* **Cursor desktop, 10,000 sessions vs 100 sessions**: ``export ID --format common`` of a small
+  session by id (cold cache) on each store. Target: the 10k figure within 10 % of the 100 one.
+  ``list --json`` cold/warm on the 10k store is reported too.
+* **Claude Code, 2,000 sessions / ~1.7 GB** (generated once under ``benchmarks/data/claude2k``):
+  ``list --json`` cold and warm against walking and ``stat``-ing every session file (target warm
+  ≤ 100 ms), and ``export ID --format common`` against reading and parsing that one file.
+
+Usage::
+
+    .venv/bin/python benchmarks/generate_cursor_store.py --out benchmarks/data/s10k \\
+        --sessions 10000 --bubbles 60000 --size-gb 0.1 --template …/composer-data-template.json
+    .venv/bin/python benchmarks/generate_cursor_store.py --out benchmarks/data/s100 \\
+        --sessions 100 --bubbles 600 --size-gb 0.001 --template …
+    .venv/bin/python benchmarks/bench_fastpaths.py --repeat 5
+
+Results go to stdout as a table and to ``benchmarks/out/fastpaths.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+OUT = HERE / "out" / "fastpaths.json"
+CURSOR_3K_DEFAULT = Path("/tmp/bench-cursor/User")
+CURSOR_3K_FALLBACK = DATA / "large" / "User"
+
+HEADER_QUERY = """
+SELECT h.composerId, h.workspaceId, h.createdAt, h.lastUpdatedAt, h.isArchived, h.isSubagent,
+       h.recency, h.checkpointAt, h.value
+FROM composerHeaders AS h
+WHERE EXISTS (
+    SELECT 1 FROM cursorDiskKV AS k
+    WHERE k.key >= 'bubbleId:' || h.composerId || ':'
+      AND k.key < 'bubbleId:' || h.composerId || ';'
+      AND k.value IS NOT NULL)
+ORDER BY h.recency DESC
+"""
+HEADER_FLOOR = """
+import sqlite3, sys
+from urllib.parse import quote
+db = sqlite3.connect("file:" + quote(sys.argv[1]) + "?immutable=1", uri=True)
+print(sum(1 for _ in db.execute(sys.argv[2])))
+"""
+STAT_FLOOR = """
+import os, sys
+n = 0
+for project in os.scandir(sys.argv[1]):
+    for entry in os.scandir(project.path):
+        if entry.name.endswith(".jsonl"):
+            entry.stat()
+            n += 1
+print(n)
+"""
+READ_FLOOR = """
+import json, sys
+with open(sys.argv[1], "rb") as handle:
+    print(sum(1 for line in handle if json.loads(line)))
+"""
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, from ``wait4``) of one child process."""
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert child.stderr is not None
+    errors = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{argv[:6]} failed: {errors.decode(errors='replace')[-500:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime
+
+
+def median(
+    argv: list[str], env: dict[str, str], repeat: int, fresh_cache: bool = False
+) -> tuple[float, float]:
+    """Median wall and median CPU seconds over ``repeat`` runs (a fresh cache dir each run)."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        if fresh_cache:
+            shutil.rmtree(env["TXCRIPT_CACHE_DIR"], ignore_errors=True)
+        wall, cpu = timed(argv, env)
+        walls.append(wall)
+        cpus.append(cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def txcript(*args: str) -> list[str]:
+    return [sys.executable, "-m", "txcript", *args]
+
+
+def floor(code: str, *args: str) -> list[str]:
+    return [sys.executable, "-c", code, *args]
+
+
+def environment(home: Path, **stores: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TXCRIPT_", "CURSOR_"))}
+    env.update(HOME=str(home), TXCRIPT_CACHE_DIR=str(home / "cache"), NO_COLOR="1")
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    env.update(stores)
+    return env
+
+
+def small_session(database: Path) -> tuple[str, int]:
+    """The id and bubble count of the session with the fewest bubbles (ties: the smallest id)."""
+    conn = sqlite3.connect(f"file:{quote(str(database))}?immutable=1", uri=True)
+    row = conn.execute(
+        "SELECT substr(key, 10, 36) AS cid, count(*) AS n FROM cursorDiskKV "
+        "WHERE key >= 'bubbleId:' AND key < 'bubbleId;' AND value IS NOT NULL "
+        "AND substr(key, 10, 36) IN (SELECT composerId FROM composerHeaders) "
+        "GROUP BY cid ORDER BY n, cid LIMIT 1"
+    ).fetchone()
+    conn.close()
+    return str(row[0]), int(row[1])
+
+
+# -- Cursor desktop ------------------------------------------------------------------------
+
+Figure = dict[str, float]
+
+
+def figure(measured: tuple[float, float]) -> Figure:
+    return {"wall": round(measured[0], 4), "cpu": round(measured[1], 4)}
+
+
+def ratio(over: Figure, under: Figure) -> Figure:
+    return {k: round(over[k] / under[k], 2) for k in ("wall", "cpu")}
+
+
+def bench_cursor_list(user: Path, repeat: int, label: str) -> dict[str, Figure]:
+    database = user / "globalStorage" / "state.vscdb"
+    figures: dict[str, Figure] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        env = environment(Path(scratch), CURSOR_DESKTOP_USER_DIR=str(user))
+        header = floor(HEADER_FLOOR, str(database), HEADER_QUERY)
+        figures["floor_header_query"] = figure(median(header, env, repeat))
+        figures["txcript_startup"] = figure(median(txcript("--version"), env, repeat))
+        listing = txcript("list", "--from", "cursor_desktop", "--json")
+        human = txcript("list", "--from", "cursor_desktop")
+        figures["list_json_cold"] = figure(median(listing, env, repeat, fresh_cache=True))
+        figures["list_human_cold"] = figure(median(human, env, repeat, fresh_cache=True))
+        timed(listing, env)  # fill the cache
+        figures["list_json_warm"] = figure(median(listing, env, repeat))
+        figures["list_human_warm"] = figure(median(human, env, repeat))
+    for name in ("list_json_cold", "list_json_warm", "list_human_cold", "list_human_warm"):
+        figures[f"{name}/floor"] = ratio(figures[name], figures["floor_header_query"])
+    log(f"{label}: {figures}")
+    return figures
+
+
+def bench_cursor_export(big: Path, small: Path, repeat: int) -> dict[str, object]:
+    figures: dict[str, object] = {}
+    measured: dict[str, Figure] = {}
+    for name, user in (("10k", big), ("100", small)):
+        cid, bubbles = small_session(user / "globalStorage" / "state.vscdb")
+        with tempfile.TemporaryDirectory() as scratch:
+            env = environment(Path(scratch), CURSOR_DESKTOP_USER_DIR=str(user))
+            argv = txcript("export", cid, "--format", "common")
+            measured[name] = figure(median(argv, env, repeat, fresh_cache=True))
+            figures[f"export_{name}"] = measured[name]
+            figures[f"export_{name}_session_bubbles"] = bubbles
+    figures["export_10k/export_100"] = ratio(measured["10k"], measured["100"])
+    log(f"cursor export: {figures}")
+    return figures
+
+
+# -- Claude Code ---------------------------------------------------------------------------
+
+
+def generate_claude(root: Path, sessions: int, total_bytes: int, seed: int = 18) -> None:
+    """``sessions`` Claude Code session files of about ``total_bytes`` together: prompts,
+    replies and large tool results, a title near the end of half of them, mtimes settled."""
+    rng = random.Random(seed)
+    projects = root / "projects"
+    words = ["parser", "guard", "empty", "input", "test", "fails", "add", "the", "a"]
+    mean = total_bytes / sessions
+    old = time.time_ns() - 86_400 * 10**9
+    for n in range(sessions):
+        sid = f"{rng.getrandbits(32):08x}-{n:04x}-4000-8000-{rng.getrandbits(48):012x}"
+        cwd = f"/home/dev/src/project-{n % 40}"
+        directory = projects / cwd.replace("/", "-")
+        directory.mkdir(parents=True, exist_ok=True)
+        target = int(rng.expovariate(1 / mean))
+        lines: list[str] = []
+        size, parent, turn = 0, None, 0
+        if n % 2:
+            lines.append(json.dumps({"type": "ai-title", "aiTitle": f"early title {n}"}))
+        while size < target or turn < 2:
+            stamp = (
+                f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T10:{turn // 60 % 60:02d}:{turn % 60:02d}Z"
+            )
+            base = {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "cwd": cwd,
+                "sessionId": sid,
+                "version": "2.1.37",
+                "gitBranch": "main",
+                "timestamp": stamp,
+            }
+            uid = f"u{turn}"
+            prompt = " ".join(rng.choice(words) for _ in range(30))
+            user = {
+                **base,
+                "type": "user",
+                "uuid": uid,
+                "message": {"role": "user", "content": prompt},
+            }
+            result = "x" * rng.randint(2_000, 60_000)
+            reply = {
+                **base,
+                "type": "assistant",
+                "uuid": f"a{turn}",
+                "parentUuid": uid,
+                "message": {
+                    "id": f"msg_{turn}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-opus-4-8",
+                    "content": [
+                        {"type": "text", "text": prompt * 3},
+                        {
+                            "type": "tool_use",
+                            "id": f"t{turn}",
+                            "name": "Bash",
+                            "input": {"command": "ls"},
+                        },
+                    ],
+                },
+            }
+            tool = {
+                **base,
+                "type": "user",
+                "uuid": f"r{turn}",
+                "parentUuid": f"a{turn}",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"t{turn}", "content": result}
+                    ],
+                },
+            }
+            for record in (user, reply, tool):
+                text = json.dumps(record, separators=(",", ":"))
+                lines.append(text)
+                size += len(text) + 1
+            parent, turn = f"r{turn}", turn + 1
+        if n % 2 == 0:
+            lines.append(json.dumps({"type": "custom-title", "customTitle": f"late title {n}"}))
+        path = directory / f"{sid}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        os.utime(path, ns=(old, old))
+
+
+def bench_claude(root: Path, repeat: int) -> dict[str, object]:
+    files = sorted((root / "projects").glob("*/*.jsonl"))
+    total = sum(p.stat().st_size for p in files)
+    small = min(files, key=lambda p: (p.stat().st_size, p.name))
+    figures: dict[str, object] = {"sessions": len(files), "bytes": total}
+    f: dict[str, Figure] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        env = environment(Path(scratch), CLAUDE_CONFIG_DIR=str(root))
+        f["floor_stat_walk"] = figure(
+            median(floor(STAT_FLOOR, str(root / "projects")), env, repeat)
+        )
+        f["txcript_startup"] = figure(median(txcript("--version"), env, repeat))
+        listing = txcript("list", "--from", "claude_code", "--json")
+        f["list_json_cold"] = figure(median(listing, env, max(1, repeat // 2), fresh_cache=True))
+        timed(listing, env)
+        f["list_json_warm"] = figure(median(listing, env, repeat))
+        f["list_human_warm"] = figure(median(txcript("list", "--from", "claude_code"), env, repeat))
+        figures["export_session_bytes"] = small.stat().st_size
+        f["floor_read_one"] = figure(median(floor(READ_FLOOR, str(small)), env, repeat))
+        export = txcript("export", small.stem, "--format", "common")
+        f["export_by_id"] = figure(median(export, env, repeat, fresh_cache=True))
+    f["list_json_warm/floor"] = ratio(f["list_json_warm"], f["floor_stat_walk"])
+    f["list_json_cold/floor"] = ratio(f["list_json_cold"], f["floor_stat_walk"])
+    f["export_by_id/floor"] = ratio(f["export_by_id"], f["floor_read_one"])
+    figures.update(f)
+    log(f"claude: {figures}")
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cursor-3k", type=Path, default=None)
+    parser.add_argument("--cursor-10k", type=Path, default=DATA / "s10k" / "User")
+    parser.add_argument("--cursor-100", type=Path, default=DATA / "s100" / "User")
+    parser.add_argument("--claude", type=Path, default=DATA / "claude2k")
+    parser.add_argument("--claude-sessions", type=int, default=2000)
+    parser.add_argument("--claude-gb", type=float, default=1.7)
+    args = parser.parse_args()
+    cursor_3k = args.cursor_3k or (
+        CURSOR_3K_DEFAULT if CURSOR_3K_DEFAULT.exists() else CURSOR_3K_FALLBACK
+    )
+    if not (args.claude / "projects").is_dir():
+        log(f"generating {args.claude_sessions} Claude Code sessions under {args.claude} …")
+        generate_claude(args.claude, args.claude_sessions, int(args.claude_gb * 1e9))
+    results: dict[str, object] = {
+        "python": sys.version.split()[0],
+        "sqlite": sqlite3.sqlite_version,
+        "repeat": args.repeat,
+        "load_average": os.getloadavg(),
+    }
+    results["cursor_3k"] = bench_cursor_list(cursor_3k, args.repeat, "cursor 3k")
+    results["cursor_10k"] = bench_cursor_list(args.cursor_10k, args.repeat, "cursor 10k")
+    results["cursor_export"] = bench_cursor_export(args.cursor_10k, args.cursor_100, args.repeat)
+    results["claude_2k"] = bench_claude(args.claude, args.repeat)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
