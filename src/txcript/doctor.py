@@ -40,6 +40,7 @@ from txcript.errors import TxcriptError
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import ToolResult, Transcript
 from txcript.shared import backups, dirs
+from txcript.shared.cache import metadata_cache_off
 from txcript.shared.jsonutil import try_loads
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
@@ -495,8 +496,12 @@ def _deep(scanned: Sequence[_Scanned], progress: Progress | None) -> DeepReport:
 
 
 def diagnose(*, deep: bool = False, progress: Progress | None = None) -> Report:
-    """What txcript finds on this machine; with ``deep``, every local session checked."""
-    moment = now()
-    scanned, rest = _survey(moment)
-    report = _deep(scanned, progress) if deep else None
+    """What txcript finds on this machine; with ``deep``, every local session checked.
+
+    The metadata cache is left out: the stores are what is checked, and the check leaves
+    nothing behind."""
+    with metadata_cache_off():
+        moment = now()
+        scanned, rest = _survey(moment)
+        report = _deep(scanned, progress) if deep else None
     return Report(stores=tuple(s.finding for s in scanned), deep=report, **rest)

@@ -187,3 +187,16 @@ def test_a_cache_that_is_locked_by_a_writer_degrades_with_one_warning(
         holder.execute("ROLLBACK")
         holder.close()
         close_metadata_cache()
+
+
+def test_with_the_cache_off_every_file_is_read_and_nothing_is_kept(
+    tmp_path: Path, scans: list[str]
+) -> None:
+    from txcript.shared.cache import metadata_cache_off
+
+    age(put(tmp_path, records("x")))
+    close_metadata_cache()
+    with metadata_cache_off():
+        assert titles(tmp_path) == ["x"] and titles(tmp_path) == ["x"]
+    assert scans == [SID, SID]
+    assert not (cache_dir() / "metadata.sqlite3").exists()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from txcript.diagnostics import warn
@@ -182,11 +182,29 @@ class MetadataCache:
 
 
 _metadata: dict[Path, MetadataCache] = {}
+#: Set while :func:`metadata_cache_off` is in force.
+_off: list[bool] = []
+
+
+@contextlib.contextmanager
+def metadata_cache_off() -> Iterator[None]:
+    """Discovery inside the block neither trusts nor keeps cached listings: every session is
+    read afresh and nothing is written (``doctor`` checks the stores themselves)."""
+    _off.append(True)
+    try:
+        yield
+    finally:
+        _off.pop()
 
 
 def metadata_cache() -> MetadataCache:
     """The metadata cache (``metadata.sqlite3`` in the cache dir), opened once per process and
-    cache dir (a library user or a test may move the cache dir between calls)."""
+    cache dir (a library user or a test may move the cache dir between calls); an empty
+    in-memory one inside :func:`metadata_cache_off`."""
+    if _off:
+        memory = sqlite3.connect(":memory:", isolation_level=None)
+        _prepare(memory, METADATA_FORMAT, METADATA_SCHEMA)
+        return MetadataCache(memory, False)
     path = cache_path("metadata")
     cache = _metadata.get(path)
     if cache is None:
