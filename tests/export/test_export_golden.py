@@ -162,10 +162,12 @@ STORES: dict[str, tuple[str, Builder]] = {
 
 
 def _tree(root: Path) -> dict[str, str]:
+    """Every file under ``root`` by hash, except txcript's own cache dir (the listing metadata
+    it keeps there is no part of any store)."""
     return {
         str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(root.rglob("*"))
-        if path.is_file()
+        if path.is_file() and path.relative_to(root).parts[:2] != (".cache", "txcript")
     }
 
 
