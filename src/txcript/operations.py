@@ -20,6 +20,7 @@ from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript, iter_json
 from txcript.render import view
 from txcript.sessions import discover, find_session, open_reference, parse_document
+from txcript.shared.files import decode_lossless
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
 
@@ -103,7 +104,8 @@ def export_session(
     The source id, start time and cwd are kept. A range may not cut a tool call from its result.
     ``full`` keeps long output whole in the reading formats (they cut it by default).
     """
-    return b"".join(export_chunks(reference, from_harness, export_format, full=full)).decode()
+    chunks = export_chunks(reference, from_harness, export_format, full=full)
+    return decode_lossless(b"".join(chunks))
 
 
 def export_chunks(

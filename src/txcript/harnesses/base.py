@@ -198,8 +198,9 @@ class Harness(ABC, Generic[NativeT]):
     def to_text_chunks(self, native: NativeT) -> Iterable[bytes]:
         """``to_text(native)`` as UTF-8 chunks (the same bytes). A harness whose documents get
         long streams them; the default renders the whole text first, so it fails here, not while
-        the chunks are written."""
-        return (self.to_text(native).encode("utf-8"),)
+        the chunks are written. Invalid UTF-8 that a store file held (read with
+        ``decode_lossless``) is written back as the same bytes."""
+        return (self.to_text(native).encode("utf-8", errors="surrogateescape"),)
 
     def sniff(self, document: Any) -> bool:
         """Is this parsed JSON value a document in this harness's text form?"""
