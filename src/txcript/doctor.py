@@ -23,13 +23,11 @@ import os
 import platform
 import re
 import shutil
-import stat
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -41,6 +39,7 @@ from txcript.harnesses.base import Discovered, Harness
 from txcript.model import ToolResult, Transcript
 from txcript.shared import backups, dirs
 from txcript.shared.cache import metadata_cache_off
+from txcript.shared.files import regular_files_size
 from txcript.shared.jsonutil import try_loads
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
@@ -262,20 +261,6 @@ def _newest(found: Sequence[Discovered]) -> datetime | None:
     return max(times) if times else None
 
 
-def _size_of(path: Path) -> int:
-    """Bytes of the regular files under ``path`` (symlinks not followed)."""
-    total = 0
-    for directory, _dirs, files in os.walk(path):
-        for name in files:
-            try:
-                info = os.lstat(os.path.join(directory, name))
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                total += info.st_size
-    return total
-
-
 def extras() -> dict[str, bool]:
     found = {}
     for extra, modules in EXTRAS.items():
@@ -343,9 +328,9 @@ def _survey(moment: datetime) -> tuple[list[_Scanned], dict[str, Any]]:
         "extras": extras(),
         "data_dir": str(data),
         "data_dir_exists": data.is_dir(),
-        "data_dir_bytes": _size_of(data) if data.is_dir() else 0,
+        "data_dir_bytes": regular_files_size(data) if data.is_dir() else 0,
         "backups": len(manifests),
-        "backups_bytes": _size_of(backup_dir) if backup_dir.is_dir() else 0,
+        "backups_bytes": regular_files_size(backup_dir) if backup_dir.is_dir() else 0,
     }
     return scanned, rest
 

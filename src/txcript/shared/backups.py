@@ -48,7 +48,7 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
 from txcript.shared.dirs import data_dir
-from txcript.shared.files import read_regular, write_atomic
+from txcript.shared.files import read_regular, regular_files_size, write_atomic
 
 try:
     import fcntl
@@ -425,7 +425,7 @@ def create_files(
     try:
         with signals_as_exceptions():
             try:
-                size = sum(_size(path) for path in existing)
+                size = sum(regular_files_size(path) for path in existing)
                 directory.mkdir(parents=True, exist_ok=True)
                 if shutil.disk_usage(directory).free < size + (1 << 20):
                     raise StoreError(
@@ -468,12 +468,6 @@ def create_files(
             claim.release()
     prune(protect=(backup.id,))
     return backup
-
-
-def _size(path: Path) -> int:
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return path.stat().st_size
 
 
 def _restore_files(backup: Backup) -> Backup | None:

@@ -424,3 +424,25 @@ def _check_target(base: Path, real_base: Path, target: Path, store: str, access:
     real_parent = Path(os.path.realpath(deepest if deepest is not None else base))
     if not real_parent.is_relative_to(real_base):
         raise PathRefused(f"refusing to write {target}: it resolves outside the {store} store")
+
+
+def regular_files_size(path: Path) -> int:
+    """Bytes of the regular files at or under ``path``. Links are not followed (a link planted
+    in txcript's own dirs cannot make a total count what lies elsewhere), and an entry that
+    vanishes or cannot be read while walking counts as nothing."""
+    try:
+        top = os.lstat(path)
+    except OSError:
+        return 0
+    if stat.S_ISREG(top.st_mode):
+        return top.st_size
+    total = 0
+    for directory, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                info = os.lstat(os.path.join(directory, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
+    return total
