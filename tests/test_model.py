@@ -157,3 +157,18 @@ def test_explicit_defaults_are_normalised_away_on_the_typed_path() -> None:
 def test_common_json_round_trips_every_generated_transcript(transcript: m.Transcript) -> None:
     assert m.from_json(m.to_json(transcript)) == transcript
     assert m.from_builtins(json.loads(m.to_json(transcript, indent=2))) == transcript
+
+
+def test_prompt_title_is_the_first_non_blank_line_of_the_text_blocks() -> None:
+    from txcript.model import Image, ImageSource, Text, prompt_title
+
+    image = Image(
+        source=ImageSource(type="url", media_type="image/png", data="https://example.test/a.png")
+    )
+    assert (
+        prompt_title([image, Text(text="\n  \n  fix the auth bug  \nmore")]) == "fix the auth bug"
+    )
+    assert prompt_title([Text(text=" \n\t"), Text(text="second block")]) == "second block"
+    assert prompt_title([image]) is None
+    # A carriage return is part of the line: only "\n" splits, as Codex and Gemini title it.
+    assert prompt_title([Text(text="a\rb")]) == "a\rb"

@@ -12,7 +12,7 @@ Everything is immutable (frozen msgspec structs, tuples), so a transcript can be
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeAlias
 
@@ -188,6 +188,17 @@ class Artifact(_Frozen, frozen=True, tag_field="type", tag="artifact"):
 
 
 Block: TypeAlias = Text | Thinking | ToolUse | ToolResult | Image | Artifact
+
+
+def prompt_title(blocks: Iterable[Block]) -> str | None:
+    """The first non-empty line of a prompt's text blocks, stripped: the title harnesses without
+    a stored one show."""
+    for block in blocks:
+        if isinstance(block, Text):
+            for row in block.text.split("\n"):
+                if row.strip():
+                    return row.strip()
+    return None
 
 
 def artifact_fallback_text(block: Artifact) -> str:

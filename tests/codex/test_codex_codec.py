@@ -790,7 +790,7 @@ def codex_transcripts(draw: st.DrawFn) -> m.Transcript:
                 for call_id, tool in used
             )
             messages.append(m.Message(role="user", content=results, timestamp=draw(when)))
-    derived = codec.derived_title(first_prompt) if first_prompt is not None else None
+    derived = m.prompt_title(first_prompt) if first_prompt is not None else None
     title = draw(st.sampled_from([derived, draw(texts)]))
     meta = m.Meta(
         id=draw(texts),

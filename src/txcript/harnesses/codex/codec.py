@@ -56,6 +56,7 @@ from txcript.model import (
     Transcript,
     Usage,
     artifact_fallback_text,
+    prompt_title,
 )
 from txcript.pairing import answer_open_calls, describe_unanswered
 from txcript.shared.gcpause import without_gc
@@ -141,16 +142,6 @@ def prompt_blocks(payload: dict[str, Any]) -> list[Block]:
     return blocks
 
 
-def derived_title(blocks: Iterable[Block]) -> str | None:
-    """The first non-empty line of a prompt's text, stripped."""
-    for block in blocks:
-        if isinstance(block, Text):
-            for row in block.text.split("\n"):
-                if row.strip():
-                    return row.strip()
-    return None
-
-
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -185,7 +176,7 @@ class MetaScan:
         ):
             blocks = prompt_blocks(payload)
             if blocks:
-                self.prompt = derived_title(blocks)
+                self.prompt = prompt_title(blocks)
         return (
             self.session is not None
             and self.prompt is not _UNSET

@@ -48,7 +48,7 @@ from typing import IO, Any
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved, home_dir
-from txcript.model import Text
+from txcript.model import Text, prompt_title
 from txcript.shared import backups
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
@@ -402,9 +402,7 @@ class CodexStore:
     def _thread(self, native: CodexSession, path: Path) -> statedb.Thread:
         transcript = codec.to_common(native)
         meta = transcript.meta
-        prompts = [
-            m for m in transcript.messages if m.role == "user" and codec.derived_title(m.content)
-        ]
+        prompts = [m for m in transcript.messages if m.role == "user" and prompt_title(m.content)]
         first = ""
         if prompts:
             first = "\n".join(b.text for b in prompts[0].content if isinstance(b, Text))

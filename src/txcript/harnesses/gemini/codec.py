@@ -37,7 +37,7 @@ without a response. Record ids are UUIDv5 over the session id and the message po
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -58,6 +58,7 @@ from txcript.model import (
     Transcript,
     Usage,
     artifact_fallback_text,
+    prompt_title,
 )
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import namespace_from_ascii, uuid5
@@ -189,16 +190,6 @@ def _command(parts: list[Any]) -> tuple[str, str | None] | None:
     return command, (args if space else None)
 
 
-def derived_title(blocks: Iterable[Block]) -> str | None:
-    """The first non-empty line of a prompt's text, stripped."""
-    for block in blocks:
-        if isinstance(block, Text):
-            for row in block.text.split("\n"):
-                if row.strip():
-                    return row.strip()
-    return None
-
-
 # ------------------------------------------------------------------------------------- meta
 
 
@@ -213,7 +204,7 @@ def _first_prompt_title(chat: Chat) -> str | None:
         parts = _parts(content(record.get("content")), "")
         if _is_injected(parts) or _command(parts) is not None:
             continue
-        title = derived_title([Text(text=_prompt_text(parts))])
+        title = prompt_title([Text(text=_prompt_text(parts))])
         if title is not None:
             return title
     return None
