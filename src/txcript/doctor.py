@@ -292,7 +292,11 @@ def _scan(harness: Harness[Any], moment: datetime) -> _Scanned:
     error = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TranscriptWarning)
-        if store is not None and exists:
+        if root is not None and exists and not os.path.isdir(root):
+            # A file (or a dangling link) where the harness keeps its store: the harness itself
+            # cannot start there either, so it is a failure, not an empty store.
+            error = "store root is not a directory"
+        elif store is not None and exists:
             try:
                 found = store.discover()
             except Exception as exc:  # one broken store must not hide the others

@@ -329,3 +329,20 @@ def test_a_file_the_scan_skips_is_counted_with_its_first_warning(
     assert report["extras"]["zstd"] is False and report["ok"] is True
     human = run_cli("doctor")
     assert "1 warning while scanning, first: skipped 1 compressed Codex rollout(s)" in human.stdout
+
+
+def test_a_store_root_that_is_a_file_is_a_failure_not_an_empty_store(
+    run_cli: RunCli, isolated_home: Path
+) -> None:
+    """A file where Claude Code keeps its config dir used to show as present with 0 sessions
+    and no note, so doctor said all was well about a store the harness cannot use."""
+    (isolated_home / ".claude").write_text("not a directory")
+    done = run_cli("doctor", "--json")
+    assert done.code == 1
+    report = json.loads(done.stdout)
+    [claude] = [s for s in report["stores"] if s["harness"] == "claude_code"]
+    assert (claude["exists"], claude["sessions"]) == (True, 0)
+    assert claude["error"] == "store root is not a directory"
+    assert report["ok"] is False
+    human = run_cli("doctor")
+    assert human.code == 1 and "cannot be read: store root is not a directory" in human.stdout
