@@ -14,7 +14,7 @@ import pytest
 from dbfixtures import Header, StateDB
 
 from txcript.harnesses.cursor_desktop import codec
-from txcript.harnesses.cursor_desktop import store as store_module
+from txcript.harnesses.cursor_desktop import discovery as discovery_module
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 from txcript.shared.cache import close_metadata_cache
 from txcript.shared.dirs import cache_dir
@@ -52,13 +52,13 @@ def root(tmp_path: Path) -> Path:
 def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """How many composerData cells discovery parses."""
     calls: list[int] = []
-    original = store_module._composer_cell
+    original = discovery_module._composer_cell
 
     def counted(raw: bytes | None) -> tuple[object, bool]:
         calls.append(1)
         return original(raw)
 
-    monkeypatch.setattr(store_module, "_composer_cell", counted)
+    monkeypatch.setattr(discovery_module, "_composer_cell", counted)
     yield calls
 
 

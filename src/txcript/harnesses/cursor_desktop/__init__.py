@@ -1,7 +1,8 @@
 """Cursor desktop: agent sessions ("composers") kept in the app's global ``state.vscdb``.
 
 Layers: :mod:`.codec` (native body ↔ Common), :mod:`.text` (the portable JSON text form),
-:mod:`.store` (the SQLite database). :mod:`.native` defines the body they share.
+:mod:`.store` (the SQLite database; its listing is :mod:`.discovery`). :mod:`.native` defines
+the body they share.
 """
 
 from __future__ import annotations
@@ -60,9 +61,9 @@ class CursorDesktop(Harness[CursorSession]):
         return text_form.sniff(document)
 
     def default_root(self) -> Path | None:
-        from txcript.harnesses.cursor_desktop import store
+        from txcript.harnesses.cursor_desktop import locations
 
-        return store.default_root()
+        return locations.default_root()
 
     def open_store(self, root: Path) -> Any:
         from txcript.harnesses.cursor_desktop import store
@@ -74,9 +75,9 @@ class CursorDesktop(Harness[CursorSession]):
 
     def undo_backup(self, backup: Any, *, force: bool = False) -> Any:
         """Undo the one write a row backup guarded; returns the backup of the undo itself."""
-        from txcript.harnesses.cursor_desktop import saving, store
+        from txcript.harnesses.cursor_desktop import locations, saving
 
-        return saving.undo(backup, force=force, busy_timeout=store.busy_timeout_setting())
+        return saving.undo(backup, force=force, busy_timeout=locations.busy_timeout_setting())
 
     def backup_committed(self, backup: Any, partial: Path) -> bool:
         from txcript.harnesses.cursor_desktop import rowbackup

@@ -375,7 +375,7 @@ class _Edits:
 
 
 def _reads_as(column: str, stored: object, wanted: object) -> bool:
-    """Whether the stored header cell already reads (see ``store._resolve_head``) as ``wanted``."""
+    """Whether the stored header cell already reads (see ``heads.resolve_head``) as ``wanted``."""
     if column in ("value", "workspaceid"):
         return cell_text(stored) == wanted
     if column in ("isarchived", "issubagent"):
