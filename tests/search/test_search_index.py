@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from searchfixtures import save_claude, transcript
 
+from txcript.harnesses.base import Discovered
 from txcript.search import find, indexed_sessions, open_index
 from txcript.sessions import discover
 
@@ -335,6 +336,54 @@ def test_an_unwritten_cursor_database_is_not_fingerprinted_again(
     asked.clear()
     assert _update() == []
     assert asked == []
+
+
+def test_an_unwritten_cursor_database_is_not_discovered_again(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discovering Cursor queries every session's header and composerData; while the
+    database's files have not moved since the index kept its listing, that listing is the
+    answer. A write moves them: the next query discovers again and sees the change."""
+    from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
+
+    database = stores / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    fx.app_3_16(database)
+    _written_ago(database, 60)
+    discovered: list[int] = []
+    real = CursorDesktopStore.discover
+
+    def counted(self: CursorDesktopStore) -> list[Discovered]:
+        found = real(self)
+        discovered.append(len(found))
+        return found
+
+    monkeypatch.setattr(CursorDesktopStore, "discover", counted)
+
+    def listed() -> list[tuple[str, str, str | None]]:
+        index = open_index()
+        try:
+            return [(s.meta_id, s.timestamp.isoformat(), s.title) for s in indexed_sessions(index)]
+        finally:
+            index.close()
+
+    first = listed()
+    assert first and discovered == [len(first)]
+    assert listed() == first  # the same listing, from the index
+    assert discovered == [len(first)]
+
+    conn = sqlite3.connect(database)
+    conn.execute(
+        "UPDATE composerHeaders SET createdAt = createdAt - 86400000 WHERE composerId = ?",
+        (fx.CID_A,),
+    )
+    conn.commit()
+    conn.close()
+    _written_ago(database, 30)
+    second = listed()
+    assert len(discovered) == 2  # written since: discovered again
+    assert listed() == second and len(discovered) == 2  # and the new listing is kept
+    assert second != first
+    assert second == [(s.meta_id, s.timestamp.isoformat(), s.title) for s in discover()]
 
 
 def test_a_database_written_in_the_last_seconds_gives_no_change_token(tmp_path: Path) -> None:

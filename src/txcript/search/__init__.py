@@ -7,11 +7,20 @@ persistent index up to date (reading only changed sessions), and runs the patter
 from __future__ import annotations
 
 import sqlite3
+import warnings
 from collections.abc import Sequence
 from datetime import datetime
 
 from txcript.harnesses.base import Discovered
-from txcript.search.index import Index, Progress, UpdateStats, fallback_index, open_index
+from txcript.search.index import (
+    Index,
+    Progress,
+    Token,
+    UpdateStats,
+    fallback_index,
+    open_index,
+    store_token,
+)
 from txcript.search.lines import DEFAULT_ORIGINS, ORIGINS, Line, extract
 from txcript.search.pattern import Pattern
 from txcript.search.query import Hit, SessionMatch, search
@@ -47,11 +56,11 @@ def indexed_sessions(
     filters (newest first). The update covers every session of the harnesses asked for, so
     sessions that are gone are pruned even when the filters would hide them."""
     from txcript import harnesses
-    from txcript.sessions import discover, is_under
+    from txcript.sessions import is_under
 
-    every = discover(harness_names)
+    every, listed = _listed(index, harness_names)
     scope = {harnesses.canonical_id(n) for n in harness_names} if harness_names else None
-    index.update(every, scope=scope, progress=progress)
+    index.update(every, scope=scope, progress=progress, listed=listed)
     return [
         s
         for s in every
@@ -59,6 +68,44 @@ def indexed_sessions(
         and (since is None or s.timestamp >= since)
         and (until is None or s.timestamp <= until)
     ]
+
+
+def _listed(
+    index: Index, harness_names: Sequence[str]
+) -> tuple[list[Discovered], dict[str, Token]]:
+    """Every session of the harnesses asked for, as :func:`txcript.sessions.discover` lists
+    them, and the store tokens their listings may be kept under (see :meth:`Index.update`).
+
+    A store whose change token is the one its listing was kept under has not been written
+    since, so that listing is used instead of discovering the store again (for Cursor, a
+    query of every session's header and composerData)."""
+    from txcript.sessions import _chosen, _discover
+
+    explicit = bool(harness_names)
+    every: list[Discovered] = []
+    listed: dict[str, Token] = {}
+    for harness in _chosen(harness_names):
+        store = harness.store()
+        if store is None:
+            continue
+        token = store_token(store)
+        held = None if token is None else index.listing(harness.id, token)
+        if held is not None and token is not None:
+            every.extend(held)
+            listed[harness.id] = token
+            continue
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            found = _discover([harness], explicit=explicit)
+        for message in said:
+            warnings.warn_explicit(
+                message.message, message.category, message.filename, message.lineno
+            )
+        if token is not None and not said:  # a warning must come again on the next run
+            listed[harness.id] = token
+        every.extend(found)
+    every.sort(key=lambda d: d.timestamp, reverse=True)
+    return every, listed
 
 
 def find(

@@ -30,8 +30,10 @@ import bz2
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+import msgspec
 
 from txcript import harnesses
 from txcript.diagnostics import warn
@@ -42,7 +44,7 @@ from txcript.search.pattern import fold
 from txcript.shared.cache import cache_failed, memory_cache, open_cache
 from txcript.shared.gcpause import without_gc
 
-FORMAT = "search-4"
+FORMAT = "search-5"
 SCHEMA = """
 CREATE TABLE doc(
   doc INTEGER PRIMARY KEY,
@@ -60,7 +62,8 @@ CREATE TABLE body(
 CREATE TABLE store(
   harness TEXT PRIMARY KEY,
   root TEXT NOT NULL,
-  token TEXT NOT NULL
+  token TEXT NOT NULL,
+  listing BLOB
 );
 CREATE VIRTUAL TABLE body_fts USING fts5(
   folded, content='', tokenize='trigram', detail='none', columnsize=0
@@ -75,6 +78,17 @@ _BATCH_SECONDS = 1.0
 
 Key = tuple[str, str, str]
 Progress = Callable[[int, int, int], None]
+#: A store's root and change token, as :func:`store_token` gives them.
+Token = tuple[str, str]
+
+_encode_listing = msgspec.json.Encoder().encode
+_decode_listing = msgspec.json.Decoder(list[Discovered]).decode
+
+
+def store_token(store: object) -> Token | None:
+    """The store's root and change token (None when it has no token now)."""
+    token = change_token(store)
+    return (str(getattr(store, "root", "")), token) if token else None
 
 
 def session_key(session: Discovered) -> Key:
@@ -141,10 +155,15 @@ class Index:
         sessions: Sequence[Discovered],
         scope: Iterable[str] | None = None,
         progress: Progress | None = None,
+        listed: Mapping[str, Token] | None = None,
     ) -> UpdateStats:
         """Bring the index in step with ``sessions``: every session discovered in the harnesses
         ``scope`` names (all harnesses when None). Sessions of those harnesses that are not in
-        ``sessions`` are gone and are pruned; other harnesses' entries are left alone."""
+        ``sessions`` are gone and are pruned; other harnesses' entries are left alone.
+
+        ``listed`` names the harnesses whose store token was taken *before* they were
+        discovered, and whose discovery gave no warning: their listing is kept with the token,
+        and :meth:`listing` gives it back while the token stands."""
         stats = UpdateStats()
         known = self.docs()
         wanted = {session_key(s) for s in sessions}
@@ -152,7 +171,7 @@ class Index:
         stale = [
             key for key in known if key not in wanted and (in_scope is None or key[0] in in_scope)
         ]
-        fingerprints, tokens = self._fingerprints(sessions)
+        fingerprints, tokens = self._fingerprints(sessions, listed or {})
         todo: list[tuple[Discovered, str]] = []
         for session in sessions:
             key = session_key(session)
@@ -184,14 +203,14 @@ class Index:
         if batch:
             self._write(lambda: self._store(batch))
         # Only now: an update cut short must not vouch for fingerprints it never stored.
-        self._write(lambda: self._record_tokens(tokens, sessions))
+        self._write(lambda: self._record_tokens(tokens, sessions, listed or {}))
         if stats.skipped:
             warn(f"{stats.skipped} session(s) could not be read and are not searchable")
         return stats
 
     def _fingerprints(
-        self, sessions: Sequence[Discovered]
-    ) -> tuple[dict[Key, str], dict[str, tuple[str, str]]]:
+        self, sessions: Sequence[Discovered], listed: Mapping[str, Token]
+    ) -> tuple[dict[Key, str], dict[str, Token]]:
         """Each session's fingerprint, and each store's change token (by harness) to record.
 
         A store whose change token is the one recorded at the last update has not been written
@@ -207,15 +226,16 @@ class Index:
         }
         known = self.docs()
         out: dict[Key, str] = {}
-        tokens: dict[str, tuple[str, str]] = {}
+        tokens: dict[str, Token] = {}
         for harness_id, group in by_harness.items():
             store = harnesses.get(harness_id).store()
             if store is None:
                 continue
-            token = (str(store.root), change_token(store))
-            if token[1]:
+            # A token taken before discovery is older than anything read since: safe to use.
+            token = listed.get(harness_id) or store_token(store)
+            if token is not None:
                 tokens[harness_id] = token
-            standing = bool(token[1]) and recorded.get(harness_id) == token
+            standing = token is not None and recorded.get(harness_id) == token
             ask = []
             for session in group:
                 key = session_key(session)
@@ -235,14 +255,48 @@ class Index:
         return out, tokens
 
     def _record_tokens(
-        self, tokens: dict[str, tuple[str, str]], sessions: Sequence[Discovered]
+        self,
+        tokens: dict[str, Token],
+        sessions: Sequence[Discovered],
+        listed: Mapping[str, Token],
     ) -> None:
         for harness in {s.harness for s in sessions} - tokens.keys():
             self.conn.execute("DELETE FROM store WHERE harness = ?", (harness,))
+        recorded = {
+            harness: ((root, token), kept)
+            for harness, root, token, kept in self.conn.execute(
+                "SELECT harness, root, token, listing IS NOT NULL FROM store"
+            )
+        }
+        rows = []
+        for harness, token in tokens.items():
+            keep = listed.get(harness) == token
+            if recorded.get(harness) == (token, int(keep)):
+                continue  # already recorded so (a standing listing is not written again)
+            listing = None
+            if keep:
+                listing = zlib.compress(
+                    _encode_listing([s for s in sessions if s.harness == harness]), 1
+                )
+            rows.append((harness, *token, listing))
         self.conn.executemany(
-            "INSERT OR REPLACE INTO store(harness, root, token) VALUES (?, ?, ?)",
-            [(harness, root, token) for harness, (root, token) in tokens.items()],
+            "INSERT OR REPLACE INTO store(harness, root, token, listing) VALUES (?, ?, ?, ?)",
+            rows,
         )
+
+    def listing(self, harness: str, token: Token) -> list[Discovered] | None:
+        """The harness's sessions as discovered under ``token`` (see :meth:`update`); None when
+        the index holds no listing taken under it."""
+        row = self.conn.execute(
+            "SELECT listing FROM store WHERE harness = ? AND root = ? AND token = ?",
+            (harness, *token),
+        ).fetchone()
+        if row is None or not isinstance(row[0], bytes):
+            return None
+        try:
+            return _decode_listing(zlib.decompress(row[0]))
+        except (zlib.error, msgspec.DecodeError, msgspec.ValidationError):
+            return None  # discovery answers instead
 
     def _write(self, work: Callable[[], None]) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
