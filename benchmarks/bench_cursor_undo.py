@@ -54,6 +54,33 @@ for key, value in conn.execute(
 print(n)
 """
 
+#: The bare write floors: the given session's bubble rows (read once, untimed) inserted under
+#: another id in one BEGIN IMMEDIATE transaction with executemany, committed; then deleted by
+#: key range, committed. Prints both in-process times; the store is left as it was.
+BARE_WRITES = r"""
+import json, sqlite3, sys, time
+database, cid, other = sys.argv[1], sys.argv[2], sys.argv[3]
+conn = sqlite3.connect(database, isolation_level=None)
+low, high = "bubbleId:" + other + ":", "bubbleId:" + other + ";"
+rows = [
+    (key.replace(cid, other, 1), value)
+    for key, value in conn.execute(
+        "SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?",
+        ("bubbleId:" + cid + ":", "bubbleId:" + cid + ";"),
+    )
+]
+started = time.perf_counter()
+conn.execute("BEGIN IMMEDIATE")
+conn.executemany("INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)", rows)
+conn.execute("COMMIT")
+inserted = time.perf_counter()
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("DELETE FROM cursorDiskKV WHERE key >= ? AND key < ?", (low, high))
+conn.execute("COMMIT")
+deleted = time.perf_counter()
+print(json.dumps({"insert": inserted - started, "delete": deleted - inserted, "rows": len(rows)}))
+"""
+
 READ_BACKUP = r"""
 import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1])
@@ -146,6 +173,13 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
         )  # fmt: skip
         note("continue (fresh copy, 10,000 bubbles)", elapsed)
         copy = json.loads(done.stdout)["id"]
+        started = time.perf_counter()
+        _, bare = timed([*python, BARE_WRITES, str(database), copy, "bench-floor"], env)
+        whole_bare = time.perf_counter() - started
+        inside = json.loads(bare.stdout)
+        note("floor: bare insert of the copy's rows + bare delete (whole process)", whole_bare)
+        note("floor: bare insert of the copy's rows, committed (in process)", inside["insert"])
+        note("floor: bare delete of those rows, committed (in process)", inside["delete"])
         listing = json.loads(timed([*txcript, "restore", "--json"], env)[1].stdout)
         save_backup = next(b for b in listing if b["operation"] == "save" and b["session"] == copy)
         sizes.setdefault("save backup", []).append(
@@ -189,7 +223,7 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
 
 
 IN_PROCESS = r"""
-import gc, json, os, sys, time
+import gc, json, os, sqlite3, sys, time
 from pathlib import Path
 import msgspec
 from txcript.harnesses.cursor_desktop import codec, rowbackup, saving
@@ -217,10 +251,28 @@ for owner, name in ((rowbackup, "capture"), (rowbackup, "session_hash"), (rowbac
                     (backup_rows.PendingRows, "begin"), (backup_rows.PendingRows, "seal"),
                     (backup_rows.PendingRows, "publish")):
     timed(owner, name)
-result = {"save": [], "save backup part": [], "undo": [], "undo backup part": []}
+result = {"save": [], "save backup part": [], "undo": [], "undo backup part": [],
+          "floor: bare insert of the same rows, committed": [],
+          "floor: bare delete of them, committed": []}
+database = root / "globalStorage" / "state.vscdb"
 for n in range(rounds):
     meta = msgspec.structs.replace(common.meta, id=f"bench-in-process-{n}")
     body = from_common(msgspec.structs.replace(common, meta=meta))
+    floor_rows = [(row.key.replace(meta.id, "bench-floor", 1), row.value) for row in body.bubbles]
+    conn = sqlite3.connect(database, isolation_level=None)
+    gc.collect()
+    started = time.perf_counter()
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany("INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)", floor_rows)
+    conn.execute("COMMIT")
+    result["floor: bare insert of the same rows, committed"].append(time.perf_counter() - started)
+    started = time.perf_counter()
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("DELETE FROM cursorDiskKV WHERE key >= ? AND key < ?",
+                 ("bubbleId:bench-floor:", "bubbleId:bench-floor;"))
+    conn.execute("COMMIT")
+    result["floor: bare delete of them, committed"].append(time.perf_counter() - started)
+    conn.close()
     gc.collect()
     spent["backup"] = 0.0
     started = time.perf_counter()
