@@ -443,17 +443,37 @@ def test_a_save_killed_from_outside_during_its_commit_is_old_or_new(
     assert seen <= {"old", "new"}
 
 
+#: A writer as the app is one: SQLite's small page cache, so its transaction spills pages into the
+#: database file before COMMIT; killed there, it leaves a hot journal.
+SPILLING_WRITER = r"""
+import os, signal, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA cache_size = 10")
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("UPDATE cursorDiskKV SET value = value || ' '")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
 def test_a_hot_journal_left_by_a_killed_write_is_a_clear_read_error_until_recovered(
     kill_benches: dict[str, KillBench],
 ) -> None:
-    """A killed rollback-journal writer (txcript or Cursor itself) leaves a hot journal. A reader
-    must not modify files beside the database, so it cannot roll the journal back; it used to
-    fail with SQLite's bare "attempt to write a readonly database". It now says what happened
-    and how to recover, and the first read-write open (the app, or any txcript write) recovers."""
+    """A killed rollback-journal writer that spilled pages (Cursor itself) leaves a hot journal.
+    A reader must not modify files beside the database, so it cannot roll the journal back; it
+    used to fail with SQLite's bare "attempt to write a readonly database". It now says what
+    happened and how to recover, and the first read-write open (the app, or any txcript write)
+    recovers. txcript's own write keeps its pages in its cache until COMMIT, so killed before
+    COMMIT it leaves the database as it was and readable, with no recovery needed."""
     bench = kill_benches["delete"]
     root = bench.fresh("read-after-kill")
     process = bench.run(root, "before-commit")
     process.communicate(timeout=60)
+    assert process.returncode != 0
+    assert [d.reference for d in CursorDesktopStore(root).discover()]
+    killed = subprocess.run(
+        [sys.executable, "-c", SPILLING_WRITER, str(db_path(root))], timeout=60, check=False
+    )
+    assert killed.returncode == -signal.SIGKILL
     assert Path(str(db_path(root)) + "-journal").exists()
     with pytest.raises(StoreError, match="hot journal left by an interrupted write"):
         CursorDesktopStore(root).discover()
@@ -461,6 +481,7 @@ def test_a_hot_journal_left_by_a_killed_write_is_a_clear_read_error_until_recove
     recovering.execute("SELECT count(*) FROM cursorDiskKV").fetchall()
     recovering.close()
     assert [d.reference for d in CursorDesktopStore(root).discover()]
+    assert bench.check(root) == "old"
 
 
 # ------------------------------------------------------------------------------ read-only

@@ -31,7 +31,7 @@ import functools
 import hashlib
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,11 +152,17 @@ class State:
 
 
 def capture(conn: sqlite3.Connection, cid: str) -> State:
+    return _state(conn, cid, _kv_rows)
+
+
+def _state(
+    conn: sqlite3.Connection, cid: str, kv_rows: Callable[[sqlite3.Connection, str], list[Row]]
+) -> State:
     tables = tables_present(conn)
     schema = database.probe(conn)
     rows: dict[str, list[Row]] = {"cursorDiskKV": [], "composerHeaders": []}
     if schema.has_kv:
-        rows["cursorDiskKV"] = _kv_rows(conn, cid)
+        rows["cursorDiskKV"] = kv_rows(conn, cid)
     if schema.has_header_table:
         column = next(c for c in schema.header_columns if c.lower() == "composerid")
         rows["composerHeaders"] = _rows(
@@ -175,12 +181,121 @@ def capture(conn: sqlite3.Connection, cid: str) -> State:
     return State(tables, rows, items)
 
 
+def state_after(
+    conn: sqlite3.Connection,
+    cid: str,
+    *,
+    unchanged: State | None = None,
+    written: Mapping[str, str] | None = None,
+    inserted: Sequence[Row] = (),
+) -> State:
+    """What :func:`capture` would read now, without reading back the values this write stored.
+
+    The session's ``cursorDiskKV`` rows are found through the key index alone (rowid and key);
+    each row's cells then come from what the write bound: ``written`` (key → the TEXT value of an
+    ``INSERT OR REPLACE (key, value)``), else ``inserted`` (rows put back with their cells, by
+    rowid), else ``unchanged`` (the state before, for a row the write did not touch, by rowid).
+    A row is only taken from what was bound when SQLite stores that exactly (no column affinity
+    converts it, every column known); any other row is read. The result is the same state
+    :func:`capture` gives: the hash an undo checks against is computed from it.
+    """
+    written = written or {}
+    declared = {
+        str(row[1]): str(row[2] or "")
+        for row in conn.execute(f"PRAGMA table_info({quote_identifier('cursorDiskKV')})")
+    }
+    columns = list(declared)
+    affinity = {column: _affinity(kind) for column, kind in declared.items()}
+    by_name = {c.lower(): c for c in columns}
+    plain = set(by_name) == {"key", "value"}
+    key_column = by_name.get("key", "key")
+    value_column = by_name.get("value", "value")
+    by_rowid = {row[0]: row[1] for row in inserted}
+    before = {} if unchanged is None else dict(unchanged.rows.get("cursorDiskKV", []))
+    kept = {column for column, kind in affinity.items() if kind in ("TEXT", "BLOB")}
+    # A bound TEXT key and value are stored as bound: both columns keep TEXT, nothing else set.
+    bound_exactly = plain and {key_column, value_column} <= kept
+    key_first = columns[:1] == [key_column]
+
+    def as_stored(cells: list[Cell]) -> list[Cell] | None:
+        """``cells`` in the table's column order when SQLite stores them as given, else None."""
+        by_column = {cell[0]: cell for cell in cells}
+        if len(by_column) != len(cells) or by_column.keys() != declared.keys():
+            return None
+        for column, kind, _ in cells:
+            if kind != "null" and (kind not in ("text", "blob") or column not in kept):
+                return None
+        return [by_column[column] for column in columns]
+
+    def kv_rows(conn: sqlite3.Connection, cid: str) -> list[Row]:
+        found: list[Row] = []
+        for rowid, kind, key in _kv_keys(conn, cid, key_column):
+            text = key.decode("utf-8", "surrogateescape") if kind == "text" else None
+            cells: list[Cell] | None = None
+            if text is not None and text in written:
+                if bound_exactly:
+                    value = (value_column, "text", written[text].encode("utf-8", "surrogatepass"))
+                    pair: list[Cell] = [(key_column, "text", key), value]
+                    found.append((rowid, pair if key_first else pair[::-1]))
+                    continue
+            elif rowid in by_rowid:
+                cells = as_stored(by_rowid[rowid])
+            elif rowid in before:
+                cells = before[rowid]
+            if cells is not None and any(
+                c[0] == key_column and (c[1] != kind or c[2] != key) for c in cells
+            ):
+                cells = None  # not the row the key index names
+            if cells is None:
+                found += _rows(conn, "cursorDiskKV", columns, "rowid = ?", (rowid,))
+            else:
+                found.append((rowid, cells))
+        return sorted(found, key=lambda row: row[0])
+
+    return _state(conn, cid, kv_rows)
+
+
+def _affinity(declared: str) -> str:
+    """SQLite's column affinity for a declared type (section 3.1 of its datatype rules)."""
+    upper = declared.upper()
+    if "INT" in upper:
+        return "INTEGER"
+    if any(word in upper for word in ("CHAR", "CLOB", "TEXT")):
+        return "TEXT"
+    if "BLOB" in upper or not upper:
+        return "BLOB"
+    if any(word in upper for word in ("REAL", "FLOA", "DOUB")):
+        return "REAL"
+    return "NUMERIC"
+
+
+def _kv_keys(conn: sqlite3.Connection, cid: str, key_column: str) -> list[tuple[int, str, bytes]]:
+    """``(rowid, typeof(key), key bytes)`` of the session's ``cursorDiskKV`` rows: the same rows
+    as :func:`_kv_rows`, read from the key index without touching a value."""
+    q = quote_identifier(key_column)
+    keys = f"rowid, typeof({q}), CAST({q} AS BLOB)"
+    found = list(
+        conn.execute(
+            f"SELECT {keys} FROM cursorDiskKV WHERE key = ? OR key = ? OR (key >= ? AND key < ?)",
+            (
+                f"composerData:{cid}",
+                f"agentKv:checkpoint:{cid}",
+                f"bubbleId:{cid}:",
+                f"bubbleId:{cid};",
+            ),
+        )
+    )
+    aux = database.AUX_MATCH.format(columns=f"d.rowid, typeof(d.{q}), CAST(d.{q} AS BLOB)")
+    found += conn.execute(aux, (cid,))
+    return [(int(rowid), str(kind), bytes(key)) for rowid, kind, key in found]
+
+
 # ------------------------------------------------------------------------------ hashing
 
 
 def _feed(digest: Any, row: Row) -> None:
     rowid, cells = row
-    parts = [b"row %d\n" % rowid]
+    head = b"row %d\n" % rowid
     for column, kind, value in cells:
         if isinstance(value, bytes):
             raw = value
@@ -188,9 +303,14 @@ def _feed(digest: Any, row: Row) -> None:
             raw = b""
         else:
             raw = repr(value).encode()
-        parts.append(b"%s\0%s\0%d\0" % (column.encode(), kind.encode(), len(raw)))
-        parts.append(raw)
-    digest.update(b"".join(parts))
+        head += b"%s\0%s\0%d\0" % (column.encode(), kind.encode(), len(raw))
+        if len(raw) > 512:  # a value of megabytes is hashed where it lies, not copied first
+            digest.update(head)
+            digest.update(raw)
+            head = b""
+        else:
+            head += raw
+    digest.update(head)
 
 
 def value_text(row: Row | None) -> str | None:
@@ -370,31 +490,70 @@ def _checked(stored: dict[str, list[Row]], cid: str, name: str) -> dict[str, lis
     return stored
 
 
-def _insert(conn: sqlite3.Connection, table: str, row: Row, columns: Sequence[str]) -> None:
+def _insert(conn: sqlite3.Connection, table: str, row: Row, columns: Sequence[str]) -> int:
     """Insert a stored row with its rowid (or a new one where the rowid is now taken)."""
-    rowid, cells = row
+    return _insert_all(conn, table, [row], columns)[0]
+
+
+def _insert_all(
+    conn: sqlite3.Connection, table: str, rows: Sequence[Row], columns: Sequence[str]
+) -> list[int]:
+    """Insert stored rows in their order, each with its rowid where that is free (else a new
+    one), and return the rowid each got. Runs of rows of the same shape go in one executemany.
+    """
     known = {c.lower(): c for c in columns}
-    names, marks, values = [], [], []
-    for column, kind, value in cells:
-        if column.lower() not in known:
-            raise StoreError(
-                f"the backup names column `{shown(column)}` that {table} no longer has; "
-                "nothing was written"
+    quoted = quote_identifier(table)
+    taken: set[int] = set()
+    wanted = [rowid for rowid, _ in rows]
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        taken.update(
+            int(rowid)
+            for (rowid,) in conn.execute(
+                f"SELECT rowid FROM {quoted} WHERE rowid IN ({marks})", chunk
             )
-        names.append(quote_identifier(known[column.lower()]))
-        marks.append("CAST(? AS TEXT)" if kind == "text" else "?")
-        values.append(value)
-    taken = conn.execute(
-        f"SELECT 1 FROM {quote_identifier(table)} WHERE rowid = ?", (rowid,)
-    ).fetchone()
-    if taken is None:
-        names.insert(0, "rowid")
-        marks.insert(0, "?")
-        values.insert(0, rowid)
-    conn.execute(
-        f"INSERT INTO {quote_identifier(table)} ({', '.join(names)}) VALUES ({', '.join(marks)})",
-        values,
-    )
+        )
+    got: list[int] = []
+    run_sql: str | None = None
+    run: list[list[object]] = []
+
+    def flush() -> None:
+        if run_sql is not None and run:
+            conn.executemany(run_sql, run)
+        run.clear()
+
+    for rowid, cells in rows:
+        names, marks_list, values = [], [], []
+        for column, kind, value in cells:
+            if column.lower() not in known:
+                raise StoreError(
+                    f"the backup names column `{shown(column)}` that {table} no longer has; "
+                    "nothing was written"
+                )
+            names.append(quote_identifier(known[column.lower()]))
+            marks_list.append("CAST(? AS TEXT)" if kind == "text" else "?")
+            values.append(value)
+        free = rowid not in taken
+        if free:
+            names.insert(0, "rowid")
+            marks_list.insert(0, "?")
+            values.insert(0, rowid)
+        sql = f"INSERT INTO {quoted} ({', '.join(names)}) VALUES ({', '.join(marks_list)})"
+        if not free:
+            flush()
+            got.append(int(conn.execute(sql, values).lastrowid or 0))
+            taken.add(got[-1])
+            run_sql = None
+            continue
+        if sql != run_sql:
+            flush()
+            run_sql = sql
+        run.append(values)
+        taken.add(rowid)
+        got.append(rowid)
+    flush()
+    return got
 
 
 def _set_value(conn: sqlite3.Connection, key: str, text: str, current: Row) -> None:
@@ -497,11 +656,12 @@ def undo(
     details: dict[str, Any],
     name: str,
     current: State | None = None,
-) -> None:
+) -> list[Row]:
     """Put the session's rows and sidebar entries back as the backup holds them.
 
     ``current`` is the session's state captured earlier in this transaction, before any change
-    (the change check's); without it the state is read here.
+    (the change check's); without it the state is read here. Returns the ``cursorDiskKV`` rows
+    put back, each with the rowid it got.
     """
     stored = _checked(stored_rows, cid, name)
     current = capture(conn, cid) if current is None else current
@@ -509,15 +669,16 @@ def undo(
         doomed = [(rowid,) for rowid, _ in current.rows.get(table, [])]
         if doomed:
             conn.executemany(f"DELETE FROM {quote_identifier(table)} WHERE rowid = ?", doomed)
+    put_back: list[Row] = []
     for table in SESSION_TABLES:
         rows = stored.get(table, [])
         if not rows:
             continue
         if not _has(current.tables, table):
             _recreate(conn, table, details, name)
-        columns = table_columns(conn, table)
-        for row in rows:
-            _insert(conn, table, row, columns)
+        rowids = _insert_all(conn, table, rows, table_columns(conn, table))
+        if table == "cursorDiskKV":
+            put_back = [(rowid, cells) for rowid, (_, cells) in zip(rowids, rows, strict=True)]
     items: dict[str, Row] = {}
     for row in stored.get("ItemTable", []):
         key = value_key(row)
@@ -535,6 +696,7 @@ def undo(
             empty = conn.execute(f"SELECT 1 FROM {quote_identifier(table)} LIMIT 1").fetchone()
             if empty is None:
                 conn.execute(f"DROP TABLE {quote_identifier(table)}")
+    return put_back
 
 
 def value_key(row: Row) -> str | None:

@@ -79,6 +79,8 @@ _FRESH_SCHEMA = (
     "(workspaceId, isSubagent, isArchived, recency)",
 )
 _EXCLUDED_AUX_KINDS = ("bubbleId", "composerData", "agentKv")
+#: The write connection's page cache limit (KiB); pages are only allocated as they are read.
+_CACHE_KIB = 256 * 1024
 
 
 class AppRunning(TxcriptError):
@@ -166,6 +168,10 @@ def _open_for_write(path: Path, busy_timeout: float) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open {path} for writing: {exc}") from None
     conn.text_factory = str
+    # Room for every page a write reads (this connection's own cache, nothing on disk): the
+    # session's rows read for the backup are the pages its DELETE then walks again.
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(f"PRAGMA cache_size = {-_CACHE_KIB}")
     return conn
 
 
@@ -223,6 +229,7 @@ def transaction(
     session: str,
     busy_timeout: float,
     backup: Callable[[sqlite3.Connection, database.Schema], bool | rowbackup.State] | None = None,
+    after: Callable[[sqlite3.Connection, rowbackup.State], rowbackup.State] | None = None,
 ) -> tuple[T, backups.Backup | None]:
     """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup.
 
@@ -232,7 +239,9 @@ def transaction(
     The backup holds the rows of ``session`` that the write can replace or remove, read under the
     write lock before the first change; it is sealed and fsynced before COMMIT and published
     right after it, with SIGINT/SIGTERM held back between the two. If the transaction does not
-    commit, the backup is removed. Returns ``work``'s result and the backup.
+    commit, the backup is removed. ``after(conn, before)`` gives the session's state once ``work``
+    is done, for the hash an undo checks (default: read it all back). Returns ``work``'s result
+    and the backup.
     """
     if path.exists():
         # A clear error (exit 2) for a directory, a file that is not SQLite, a truncated file.
@@ -278,14 +287,14 @@ def transaction(
                     rowbackup.write_rows(pending, before)
                 result = work(conn, schema)
                 if pending is not None and before is not None:
-                    after = rowbackup.capture(conn, session)
+                    now = rowbackup.capture(conn, session) if after is None else after(conn, before)
                     pending.seal(
                         before_hash=rowbackup.session_hash(before, session),
-                        after_hash=rowbackup.session_hash(after, session),
+                        after_hash=rowbackup.session_hash(now, session),
                         details={
                             "tables": before.tables,
                             "schema": schema_before,
-                            "items": rowbackup.changes(before, after),
+                            "items": rowbackup.changes(before, now),
                         },
                     )
                 with backups.signals_deferred():
@@ -358,6 +367,9 @@ class _Edits:
         self.conn = conn
         self.dry = dry
         self.count = 0
+        #: Every ``cursorDiskKV`` value this run stored, by key (the last one wins): the state
+        #: after the save is known from it without reading the values back.
+        self.kv: dict[str, str] = {}
 
     def write(self, sql: str, params: Sequence[Any] = ()) -> None:
         self.count += 1
@@ -369,6 +381,12 @@ class _Edits:
             self.count += len(rows)
             if not self.dry:
                 self.conn.executemany(sql, rows)
+
+    def put_kv(self, rows: Sequence[tuple[str, str]]) -> None:
+        """``INSERT OR REPLACE`` these ``(key, value)`` rows into ``cursorDiskKV``."""
+        self.write_many("INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)", rows)
+        if not self.dry:
+            self.kv.update(rows)
 
 
 # ------------------------------------------------------------------------------ header row
@@ -473,10 +491,7 @@ def _same_cell(conn: sqlite3.Connection, key: str, value: str) -> bool:
 
 
 def _put_rows(edits: _Edits, rows: Sequence[KVRow]) -> None:
-    edits.write_many(
-        "INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)",
-        [(r.key, r.value) for r in rows if not _same_cell(edits.conn, r.key, r.value)],
-    )
+    edits.put_kv([(r.key, r.value) for r in rows if not _same_cell(edits.conn, r.key, r.value)])
 
 
 def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
@@ -519,10 +534,7 @@ def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
             "AND rowid >= ?",
             (low, high, first_stale),
         )
-    edits.write_many(
-        "INSERT OR REPLACE INTO cursorDiskKV (key, value) VALUES (?, ?)",
-        [(row.key, row.value) for row in bubbles[kept:]],
-    )
+    edits.put_kv([(row.key, row.value) for row in bubbles[kept:]])
 
 
 # ------------------------------------------------------------------------------ ItemTable
@@ -686,10 +698,17 @@ def save(
         pending.append(dry.count)
         return dry.count > 0
 
+    done: list[_Edits] = []
+
     def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
         if pending == [0]:
             return  # the dry run found nothing to write: the body is stored byte for byte
-        edit(_Edits(conn), schema)
+        done.append(_Edits(conn))
+        edit(done[-1], schema)
+
+    def after(conn: sqlite3.Connection, before: rowbackup.State) -> rowbackup.State:
+        written = done[-1].kv if done else {}
+        return rowbackup.state_after(conn, cid, unchanged=before, written=written)
 
     _, taken = transaction(
         path,
@@ -698,6 +717,7 @@ def save(
         session=cid,
         busy_timeout=busy_timeout,
         backup=needs_backup,
+        after=after,
     )
     return Saved(
         id=cid, reference=cid, location=str(path), backup=None if taken is None else taken.id
@@ -807,11 +827,24 @@ def undo(
             )
         return state  # what the undo's own backup holds: no second read of the same rows
 
+    inserted: list[rowbackup.Row] = []
+
     def work(conn: sqlite3.Connection, schema: database.Schema) -> None:
         # Nothing changed the database since the check: its capture is the current state.
-        rowbackup.undo(conn, cid, stored, details, backup.id, captured[-1] if captured else None)
+        current = captured[-1] if captured else None
+        inserted.extend(rowbackup.undo(conn, cid, stored, details, backup.id, current))
+
+    def after(conn: sqlite3.Connection, before: rowbackup.State) -> rowbackup.State:
+        # Every row of the session was replaced: none of ``before`` is left.
+        return rowbackup.state_after(conn, cid, inserted=inserted)
 
     _, taken = transaction(
-        path, work, operation="undo", session=cid, busy_timeout=busy_timeout, backup=unchanged
+        path,
+        work,
+        operation="undo",
+        session=cid,
+        busy_timeout=busy_timeout,
+        backup=unchanged,
+        after=after,
     )
     return taken
