@@ -25,6 +25,8 @@ all). Every synthesised document is compact JSON with sorted keys.
 from __future__ import annotations
 
 import functools
+import hashlib
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -108,18 +110,38 @@ def _rich_text(text: str) -> str:
     return _compact({"content": [paragraph], "type": "doc"})
 
 
+def bubble_id(cid: str, i: int, j: int) -> str:
+    """``uuid5(NAMESPACE, f"{cid}:{i}:{j}")``, without building a ``uuid.UUID`` per bubble."""
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + f"{cid}:{i}:{j}".encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_NAMESPACE_BYTES = NAMESPACE.bytes
+
+
 class _Writer:
     def __init__(self, cid: str) -> None:
         self.cid = cid
         self.bubbles: list[dict[str, Any]] = []
         #: call id → index of its bubble in ``self.bubbles`` (a later call with the id wins).
         self.calls: dict[str, int] = {}
+        #: ``format_millis`` by timestamp: every block of a message shares the message's.
+        self.times: dict[datetime, str] = {}
+
+    def created(self, message: Message) -> str:
+        known = self.times.get(message.timestamp)
+        if known is None:
+            known = self.times[message.timestamp] = format_millis(message.timestamp)
+        return known
 
     def bubble(self, kind: int, i: int, j: int, message: Message) -> dict[str, Any]:
         bubble = _skeleton()
         bubble["type"] = kind
-        bubble["bubbleId"] = uuid5(NAMESPACE, f"{self.cid}:{i}:{j}")
-        bubble["createdAt"] = format_millis(message.timestamp)
+        bubble["bubbleId"] = bubble_id(self.cid, i, j)
+        bubble["createdAt"] = self.created(message)
         bubble["tokenCount"] = {"inputTokens": 0, "outputTokens": 0}
         return bubble
 
@@ -185,12 +207,11 @@ class _Writer:
                 tool_former["status"] = "error"
                 tool_former["result"] = NO_RESULT
 
-    @staticmethod
-    def attach(bubble: dict[str, Any], result: ToolResult, message: Message) -> None:
+    def attach(self, bubble: dict[str, Any], result: ToolResult, message: Message) -> None:
         tool_former = bubble["toolFormerData"]
         tool_former["result"] = tools.write_result(result.content)
         tool_former["status"] = "error" if result.is_error else "completed"
-        bubble["createdAt"] = format_millis(message.timestamp)
+        bubble["createdAt"] = self.created(message)
 
 
 def _grouping(bubble: dict[str, Any]) -> dict[str, Any]:
