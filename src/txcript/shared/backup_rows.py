@@ -35,6 +35,7 @@ from txcript.shared.backups import (
     write_manifest,
 )
 from txcript.shared.files import missing_directories, remove_empty
+from txcript.shared.gcpause import without_gc
 
 
 class PendingRows:
@@ -157,6 +158,7 @@ def read_rows(
     return _read_rows_file(backup.path)
 
 
+@without_gc  # a row per cell, megabytes of them: no cycle scans while they are built
 def _read_rows_file(
     path: Path,
 ) -> tuple[dict[str, list[tuple[int, list[tuple[str, str, object]]]]], dict[str, Any]]:

@@ -57,6 +57,7 @@ from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
 from txcript.shared import backup_rows, backups
 from txcript.shared.files import missing_directories, remove_empty
 from txcript.shared.fileuri import vscode_uri
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import try_loads
 from txcript.shared.processes import find_processes
@@ -221,6 +222,7 @@ def sweep_backups() -> None:
     )
 
 
+@without_gc  # the session's rows, read and hashed: thousands of acyclic tuples, no cycle scans
 def transaction(
     path: Path,
     work: Callable[[sqlite3.Connection, database.Schema], T],

@@ -37,6 +37,7 @@ from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE, composer_temp
 from txcript.model import Message, Text, Thinking, ToolResult, ToolUse, Transcript
 from txcript.pairing import NO_RESULT, answer_open_calls
 from txcript.shared.fileuri import vscode_uri
+from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import uuid5
 from txcript.shared.jsonutil import dumps_compact
 from txcript.shared.timeutil import format_millis, to_epoch_ms
@@ -259,6 +260,7 @@ def _head(cid: str, name: str, created: int, cwd: str | None) -> dict[str, Any]:
     return head
 
 
+@without_gc  # tens of thousands of small acyclic dicts: no cycle scans while they are built
 def from_common(transcript: Transcript) -> CursorSession:
     """Write a Common transcript as a native Cursor session. Never fails; deterministic."""
     # Every block is a bubble: a call followed by any later bubble needs its result.
