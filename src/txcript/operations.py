@@ -19,7 +19,13 @@ from txcript.fragment import Span
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript, iter_json
 from txcript.render import view
-from txcript.sessions import discover, find_session, open_reference, parse_document
+from txcript.sessions import (
+    discover,
+    find_session,
+    open_reference,
+    parse_document,
+    sessions_with_id,
+)
 from txcript.shared.files import decode_lossless
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
@@ -442,7 +448,10 @@ def resolve_for_delete(reference: str, from_harness: str | None = None) -> Disco
     (without ``from_harness``) an id that two stores both hold.
     """
     scope = harnesses.get(from_harness).id if from_harness else None
-    sessions = discover([scope] if scope else ())
+    # An exact id wins over every title and prefix: the stores' direct lookups decide it
+    # without listing every session (thousands, in a large Cursor store).
+    with_id = sessions_with_id(reference, [scope] if scope else ())
+    sessions = with_id if with_id else discover([scope] if scope else ())
     if scope is None:
         exact = {(s.harness, s.meta_id): s for s in sessions if s.meta_id == reference}
         if len(exact) > 1:

@@ -134,6 +134,14 @@ def _looked_up(
     return matches
 
 
+def sessions_with_id(session_id: str, harness_names: Sequence[str] = ()) -> list[Discovered] | None:
+    """Every session whose id is exactly ``session_id`` in the named stores (or all), newest
+    first, found by each store's direct lookup. None when a store failed (only a full discovery
+    can tell what that means)."""
+    matches = _looked_up(session_id, _chosen(harness_names), {}) if session_id else None
+    return None if matches is None else [m for m in matches if m.meta_id == session_id]
+
+
 def direct_session(source: str, matches: list[Discovered]) -> Discovered | None:
     """The session ``matches`` (every session whose id starts with ``source``) decide without
     any title: the newest with exactly that id, else the only id the prefix names. None when

@@ -127,10 +127,14 @@ def session_id_of(session: CursorSession) -> str:
     return cid
 
 
-def check_rows_belong(session: CursorSession, cid: str) -> None:
-    """Every row the body carries must be this session's own; refuse before writing anything."""
+def check_rows_belong(session: CursorSession, cid: str, composer: Any = None) -> None:
+    """Every row the body carries must be this session's own; refuse before writing anything.
+
+    ``composer`` is ``session.composer_data`` parsed, where the caller has it already.
+    """
+    prefix = f"bubbleId:{cid}:"
     for row in session.bubbles:
-        if not row.key.startswith(f"bubbleId:{cid}:"):
+        if not row.key.startswith(prefix):
             raise BadInput(f"bubble row `{shown(row.key)}` does not belong to session `{cid}`")
     for row in session.aux:
         kind, _, rest = row.key.partition(":")
@@ -138,7 +142,8 @@ def check_rows_belong(session: CursorSession, cid: str) -> None:
         if not kind or owner != cid or kind in _EXCLUDED_AUX_KINDS:
             raise BadInput(f"row `{shown(row.key)}` does not belong to session `{cid}`")
     if session.composer_data is not None:
-        composer = try_loads(session.composer_data)
+        if composer is None:
+            composer = try_loads(session.composer_data)
         named = composer.get("composerId") if isinstance(composer, dict) else None
         if isinstance(named, str) and named != cid:
             raise BadInput(f"composerData names session `{shown(named)}`, not `{cid}`")
@@ -652,11 +657,11 @@ def save(
 ) -> Saved:
     """Write ``session`` into the database at ``path`` (``root`` is the Cursor ``User`` dir)."""
     cid = session_id_of(session)
-    check_rows_belong(session, cid)
+    composer = None if session.composer_data is None else try_loads(session.composer_data)
+    check_rows_belong(session, cid, composer)
     if not force:
         refuse_while_running()
     head = try_loads(session.header)
-    composer = None if session.composer_data is None else try_loads(session.composer_data)
     meta = codec.derive_meta(cid, session.created_at, head, codec.composer_fields(composer))
     cwd = meta.cwd
     workspace_id = session.workspace_id
