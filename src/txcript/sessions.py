@@ -88,7 +88,10 @@ def _discover(
         if known is not None and harness.id in known:
             found.extend(known[harness.id])
             continue
-        store = harness.store()
+        root = harness.default_root()
+        if root is None or not os.path.lexists(root):
+            continue  # nothing there to list, and the store's code need not even be imported
+        store = harness.store(root)
         if store is None:
             continue
         listing = store.discover if with_model else getattr(store, "discover_titles", None)

@@ -37,8 +37,9 @@ from txcript import model as m
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.claude_code import reader, writer
 from txcript.harnesses.claude_code import store as store_module
+from txcript.harnesses.claude_code.locations import default_root
 from txcript.harnesses.claude_code.native import ClaudeSession, SideFile
-from txcript.harnesses.claude_code.store import ClaudeCodeStore, default_root, encode_project
+from txcript.harnesses.claude_code.store import ClaudeCodeStore, encode_project
 from txcript.shared import backups
 from txcript.shared.ids import UUID_IDS
 

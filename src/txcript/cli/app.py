@@ -2,12 +2,15 @@
 
 Each command lives in a module of this package by what it does (reading, writing, …) and only
 parses arguments, calls the library (:mod:`txcript.operations` and the subsystems) and prints.
+Commands are registered by name in :data:`COMMANDS` and their module is imported only when the
+command runs (or ``--help`` lists them): ``txcript --version`` imports no command at all.
 Errors are one line on stderr (``txcript: error: …``) with exit 2 for bad input and 1 for a
 failed operation; ``TXCRIPT_DEBUG=1`` shows the traceback instead.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import warnings
@@ -16,24 +19,59 @@ from typing import Any, NoReturn
 import click
 
 from txcript import __version__
-from txcript.cli import archive, demo, doctor, query, reading, serve, writing
-from txcript.cli.output import FORMAT_IDS
 from txcript.shared.text import scrub
 
-HARNESS_HELP = f"harnesses: {FORMAT_IDS}"
+#: Every command by name, in workflow order (find a session, read it, move it, manage what was
+#: written, then the rest): the module under ``txcript.cli`` and the command's name in it.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("reading", "list_command"),
+    "query": ("query", "query_command"),
+    "view": ("reading", "view_command"),
+    "export": ("reading", "export_command"),
+    "archive": ("archive", "archive_command"),
+    "continue": ("writing", "continue_command"),
+    "convert": ("reading", "convert_command"),
+    "delete": ("writing", "delete_command"),
+    "restore": ("writing", "restore_command"),
+    "backup": ("writing", "backup_command"),
+    "harnesses": ("reading", "harnesses_command"),
+    "doctor": ("doctor", "doctor_command"),
+    "mcp": ("serve", "mcp_command"),
+    "completion": ("serve", "completion_command"),
+    "demo": ("demo", "demo_command"),
+}
 
 
 class WorkflowGroup(click.Group):
-    """Lists commands in the order they were added (the order of a user's workflow)."""
+    """The commands of :data:`COMMANDS`, in that order, each imported when first asked for
+    (click's lazy-loading group: ``list_commands`` names them, ``get_command`` loads one)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in COMMANDS:
+            return self.commands.get(cmd_name)
+        module_name, attribute = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(f"txcript.cli.{module_name}"), attribute)
+        if not isinstance(command, click.Command) or command.name != cmd_name:
+            raise TypeError(f"txcript.cli.{module_name}.{attribute} is not command {cmd_name}")
+        from txcript.cli.serve import attach_completion
+
+        attach_completion(command)
+        self.commands[cmd_name] = command
+        return command
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from txcript.cli.output import FORMAT_IDS
+
+        self.epilog = f"harnesses: {FORMAT_IDS}"
+        super().format_epilog(ctx, formatter)
 
 
 @click.group(
     cls=WorkflowGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog=HARNESS_HELP,
 )
 @click.version_option(__version__, "-V", "--version", prog_name="txcript")
 def cli() -> None:
@@ -50,28 +88,6 @@ def cli() -> None:
       txcript continue 3f1c2a4e --with claude_code
       txcript demo
     """
-
-
-# Workflow order: find a session, read it, move it, manage what was written, then the rest.
-for _command in (
-    reading.list_command,
-    query.query_command,
-    reading.view_command,
-    reading.export_command,
-    archive.archive_command,
-    writing.continue_command,
-    reading.convert_command,
-    writing.delete_command,
-    writing.restore_command,
-    writing.backup_command,
-    reading.harnesses_command,
-    doctor.doctor_command,
-    serve.mcp_command,
-    serve.completion_command,
-    demo.demo_command,
-):
-    cli.add_command(_command)
-serve.attach_completion(cli)
 
 
 def _fail(message: str, code: int) -> NoReturn:

@@ -55,11 +55,7 @@ colour_option = click.option(
 def _harness_ids(*, store: bool = False, write: bool = False) -> str:
     from txcript import harnesses
 
-    return ", ".join(
-        h.id
-        for h in harnesses.implemented()
-        if h.listed and (h.has_store or not store) and (h.can_write or not write)
-    )
+    return ", ".join(harnesses.ids(store=store, write=write))
 
 
 #: The harness ids options accept, for ``--help`` (only harnesses that work are offered).

@@ -70,11 +70,11 @@ def complete_session(ctx: click.Context, param: click.Parameter, incomplete: str
     return [CompletionItem(i) for i in indexed_ids(incomplete)][:200]
 
 
-def attach_completion(group: click.Group) -> None:
-    """Give every ``--from``/``--with`` option and ``REF`` argument its completer."""
-    for command in group.commands.values():
-        for param in command.params:
-            if param.name in ("from_", "with_"):
-                param._custom_shell_complete = complete_harness
-            elif param.name == "ref":
-                param._custom_shell_complete = complete_session
+def attach_completion(command: click.Command) -> None:
+    """Give the command's ``--from``/``--with`` options and ``REF`` argument their completers
+    (the group calls this as it loads each command)."""
+    for param in command.params:
+        if param.name in ("from_", "with_"):
+            param._custom_shell_complete = complete_harness
+        elif param.name == "ref":
+            param._custom_shell_complete = complete_session

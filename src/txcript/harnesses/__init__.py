@@ -1,16 +1,21 @@
 """The harness registry: ids, aliases, and lazy access to each harness's implementation.
 
-Harness modules are imported only when asked for, so ``txcript --help`` stays fast.
+Harness modules are imported only when asked for: the registry's descriptors (id, name,
+aliases, whether it keeps a store and can write one) are static data, so ``txcript --help``
+and the option help text import no harness at all, and ``list`` imports only the harnesses
+that keep a store. ``tests/test_harness_registry.py`` checks each descriptor against its class.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.errors import BadInput, UnknownHarness
-from txcript.harnesses.base import Harness
+
+if TYPE_CHECKING:
+    from txcript.harnesses.base import Harness
 
 
 @dataclass(frozen=True)
@@ -20,6 +25,10 @@ class HarnessInfo:
     aliases: tuple[str, ...]
     #: ``module:Class`` of the implementation, or None while it is not implemented.
     implementation: str | None
+    #: The class's ``has_store``, ``can_write`` and ``listed``, known without importing it.
+    has_store: bool = False
+    can_write: bool = False
+    listed: bool = True
 
 
 REGISTRY: tuple[HarnessInfo, ...] = (
@@ -28,32 +37,60 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         "Cursor desktop",
         ("cursordesktop", "cursor_ide"),
         "txcript.harnesses.cursor_desktop:CursorDesktop",
+        has_store=True,
+        can_write=True,
     ),
     HarnessInfo(
         "cursor",
         "Cursor CLI",
         ("cursor_cli", "cursorcli"),
         "txcript.harnesses.cursor_cli:CursorCli",
+        has_store=True,
+        can_write=True,
     ),
     HarnessInfo(
         "cursor_transcripts",
         "Cursor agent transcripts",
         ("cursor_agent_transcripts",),
         "txcript.harnesses.cursor_cli:CursorTranscripts",
+        has_store=True,
     ),
     HarnessInfo(
         "claude_code",
         "Claude Code",
         ("claude", "claudecode"),
         "txcript.harnesses.claude_code:ClaudeCode",
+        has_store=True,
+        can_write=True,
     ),
-    HarnessInfo("codex", "Codex", (), "txcript.harnesses.codex:Codex"),
-    HarnessInfo("opencode", "OpenCode", ("open_code",), "txcript.harnesses.opencode:OpenCode"),
-    HarnessInfo("gemini", "Gemini CLI", ("gemini_cli",), "txcript.harnesses.gemini:Gemini"),
+    HarnessInfo(
+        "codex",
+        "Codex",
+        (),
+        "txcript.harnesses.codex:Codex",
+        has_store=True,
+        can_write=True,
+    ),
+    HarnessInfo(
+        "opencode",
+        "OpenCode",
+        ("open_code",),
+        "txcript.harnesses.opencode:OpenCode",
+        has_store=True,
+        can_write=True,
+    ),
+    HarnessInfo(
+        "gemini",
+        "Gemini CLI",
+        ("gemini_cli",),
+        "txcript.harnesses.gemini:Gemini",
+        has_store=True,
+        can_write=True,
+    ),
     HarnessInfo("pi", "pi", (), None),
     HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build"), None),
     HarnessInfo("simple", "Simple document", ("simple_json",), "txcript.harnesses.simple:Simple"),
-    HarnessInfo("common", "Common JSON", (), "txcript.harnesses.common:CommonFormat"),
+    HarnessInfo("common", "Common JSON", (), "txcript.harnesses.common:CommonFormat", listed=False),
 )
 _BY_NAME: dict[str, HarnessInfo] = {}
 for _info in REGISTRY:
@@ -107,5 +144,18 @@ def implemented() -> list[Harness[Any]]:
 
 
 def with_stores() -> list[Harness[Any]]:
-    """Implemented harnesses that keep sessions on disk."""
-    return [h for h in implemented() if h.has_store]
+    """Implemented harnesses that keep sessions on disk (no other harness is imported)."""
+    return [get(i.id) for i in REGISTRY if i.implementation is not None and i.has_store]
+
+
+def ids(*, store: bool = False, write: bool = False) -> list[str]:
+    """The ids of the implemented, listed harnesses (with a store, that can write one), from
+    the descriptors alone."""
+    return [
+        i.id
+        for i in REGISTRY
+        if i.implementation is not None
+        and i.listed
+        and (i.has_store or not store)
+        and (i.can_write or not write)
+    ]

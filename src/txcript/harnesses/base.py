@@ -14,16 +14,16 @@ round trip needs, including what Common has no field for.
 from __future__ import annotations
 
 import os
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from txcript.model import Meta, Transcript
-from txcript.shared.ids import IdGrammar, option_safe
+if TYPE_CHECKING:  # Common and the id rules load when a harness is used, not to list names
+    from txcript.model import Meta, Transcript
+    from txcript.shared.ids import IdGrammar
 
 NativeT = TypeVar("NativeT")
 
@@ -235,6 +235,8 @@ class Harness(ABC, Generic[NativeT]):
 
     def new_session_id(self) -> str:
         """A fresh id for a copy written into this harness's store (a UUIDv4 by default)."""
+        import uuid
+
         return str(uuid.uuid4())
 
     def check_id(self, session_id: str) -> str:
@@ -245,6 +247,8 @@ class Harness(ABC, Generic[NativeT]):
         """
         if self.id_grammar is not None:
             self.id_grammar.check(session_id, self.name)
+        from txcript.shared.ids import option_safe
+
         return option_safe(session_id)
 
     def adopt_id(self, source_id: str) -> str:

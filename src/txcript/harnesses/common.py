@@ -5,13 +5,15 @@ Its native body is the :class:`~txcript.model.Transcript` itself; its codec is t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.harnesses.base import Harness
-from txcript.model import Transcript, from_json, to_json
+
+if TYPE_CHECKING:
+    from txcript.model import Transcript
 
 
-class CommonFormat(Harness[Transcript]):
+class CommonFormat(Harness["Transcript"]):
     id = "common"
     name = "Common JSON"
     listed = False
@@ -23,9 +25,13 @@ class CommonFormat(Harness[Transcript]):
         return transcript
 
     def from_text(self, text: str) -> Transcript:
+        from txcript.model import from_json
+
         return from_json(text)
 
     def to_text(self, native: Transcript) -> str:
+        from txcript.model import to_json
+
         return to_json(native, indent=2) + "\n"
 
     def sniff(self, document: Any) -> bool:

@@ -8,15 +8,17 @@ share, :mod:`.envelope` the slash-command markup and :mod:`.meta` the session me
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.harnesses.base import Harness, Store
-from txcript.harnesses.claude_code.native import ClaudeSession
-from txcript.model import Transcript
 from txcript.shared.ids import UUID_IDS
 
+if TYPE_CHECKING:  # the native bodies and Common load only when a harness is used
+    from txcript.harnesses.claude_code.native import ClaudeSession
+    from txcript.model import Transcript
 
-class ClaudeCode(Harness[ClaudeSession]):
+
+class ClaudeCode(Harness["ClaudeSession"]):
     id = "claude_code"
     name = "Claude Code"
     has_store = True
@@ -52,9 +54,9 @@ class ClaudeCode(Harness[ClaudeSession]):
         return any(is_record(value) for value in values)
 
     def default_root(self) -> Path | None:
-        from txcript.harnesses.claude_code import store
+        from txcript.harnesses.claude_code import locations
 
-        return store.default_root()
+        return locations.default_root()
 
     def open_store(self, root: Path) -> Store[ClaudeSession] | None:
         from txcript.harnesses.claude_code import store

@@ -35,7 +35,7 @@ import msgspec
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
-from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.base import Discovered, Saved
 from txcript.harnesses.claude_code.meta import MetaScan
 from txcript.harnesses.claude_code.native import (
     SIDE_DIRS,
@@ -74,15 +74,6 @@ _SETTLED_NS = 2_000_000_000
 _ASSISTANT_OR_TITLE = re.compile(
     rb'"type"\s*:\s*"(?:assistant|summary|custom-title|ai-title|agent-name)"'
 )
-
-
-def default_root() -> Path | None:
-    """``CLAUDE_CONFIG_DIR`` when set and non-empty, else ``~/.claude`` (None without a home)."""
-    override = os.environ.get("CLAUDE_CONFIG_DIR")
-    if override:
-        return Path(override)
-    home = home_dir()
-    return None if home is None else home / ".claude"
 
 
 def encode_project(cwd: str) -> str:

@@ -9,15 +9,17 @@ The text form is the rollout itself (a legacy ``{session, items}`` document for 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.harnesses.base import Harness
-from txcript.harnesses.codex.native import CodexSession
-from txcript.model import Transcript
 from txcript.shared.ids import UUID_IDS, new_uuid7
 
+if TYPE_CHECKING:  # the native bodies and Common load only when a harness is used
+    from txcript.harnesses.codex.native import CodexSession
+    from txcript.model import Transcript
 
-class Codex(Harness[CodexSession]):
+
+class Codex(Harness["CodexSession"]):
     id = "codex"
     name = "Codex"
     has_store = True
@@ -57,9 +59,9 @@ class Codex(Harness[CodexSession]):
         return bool(values) and native.sniff(values[0])
 
     def default_root(self) -> Path | None:
-        from txcript.harnesses.codex import store
+        from txcript.harnesses.codex import locations
 
-        return store.default_root()
+        return locations.default_root()
 
     def open_store(self, root: Path) -> Any:
         from txcript.harnesses.codex import store

@@ -47,7 +47,7 @@ from typing import IO, Any
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
-from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Text, prompt_title
 from txcript.shared import backups
 from txcript.shared.files import (
@@ -83,18 +83,8 @@ from .native import (
 )
 from .tools import dumps
 
-ENV_OVERRIDE = "CODEX_HOME"
 _SUFFIXES = (".jsonl", ".jsonl.zst", ".json")
 _CHUNK = 1 << 16
-
-
-def default_root() -> Path | None:
-    """``$CODEX_HOME`` when set and non-empty, else ``~/.codex``, else None (no home)."""
-    override = os.environ.get(ENV_OVERRIDE)
-    if override:
-        return Path(override)
-    home = home_dir()
-    return None if home is None else home / ".codex"
 
 
 # ------------------------------------------------------------------------------------ files

@@ -10,16 +10,18 @@ agent transcripts Cursor keeps under ``~/.cursor/projects``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.errors import Unconvertible
 from txcript.harnesses.base import Harness, Store
-from txcript.harnesses.cursor_cli.native import AgentTranscript, CursorChat
-from txcript.model import Transcript
 from txcript.shared.ids import UUID_IDS
 
+if TYPE_CHECKING:  # the native bodies and Common load only when a harness is used
+    from txcript.harnesses.cursor_cli.native import AgentTranscript, CursorChat
+    from txcript.model import Transcript
 
-class CursorCli(Harness[CursorChat]):
+
+class CursorCli(Harness["CursorChat"]):
     id = "cursor"
     name = "Cursor CLI"
     has_store = True
@@ -54,9 +56,9 @@ class CursorCli(Harness[CursorChat]):
         return text_form.sniff(document)
 
     def default_root(self) -> Path | None:
-        from txcript.harnesses.cursor_cli import store
+        from txcript.harnesses.cursor_cli import locations
 
-        return store.default_root()
+        return locations.default_root()
 
     def open_store(self, root: Path) -> Store[CursorChat] | None:
         from txcript.harnesses.cursor_cli import store
@@ -67,7 +69,7 @@ class CursorCli(Harness[CursorChat]):
         return ["agent", f"--resume={session_id}"]
 
 
-class CursorTranscripts(Harness[AgentTranscript]):
+class CursorTranscripts(Harness["AgentTranscript"]):
     """Cursor's agent transcripts: read-only copies kept beside the chats."""
 
     id = "cursor_transcripts"

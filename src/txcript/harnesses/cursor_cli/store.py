@@ -39,7 +39,8 @@ from typing import Any
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
-from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.base import Discovered, Saved
+from txcript.harnesses.cursor_cli.locations import ENV_CHATS
 from txcript.shared import backups
 from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.files import MAX_SIDE_FILE_BYTES, preflight_write, read_regular
@@ -51,19 +52,10 @@ from txcript.shared.timeutil import from_epoch_ms
 from . import codec, head
 from .native import DEFAULT_SCHEMA, HARNESS, Blob, Cell, CursorChat, MetaRow, bucket_of
 
-ENV_CHATS = "CURSOR_CHATS_DIR"
 BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
 DB_NAME, META_JSON, PROMPTS_JSON = "store.db", "meta.json", "prompt_history.json"
 #: Every file a saved chat directory holds.
 _CHAT_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", META_JSON, PROMPTS_JSON)
-
-
-def default_root() -> Path | None:
-    override = os.environ.get(ENV_CHATS)
-    if override:
-        return Path(override)
-    home = home_dir()
-    return None if home is None else home / ".cursor"
 
 
 def chats_dir(root: Path) -> Path:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.harnesses.base import Harness
-from txcript.harnesses.cursor_desktop.native import CursorSession
-from txcript.model import Meta, Transcript
 from txcript.shared.ids import CURSOR_IDS
 
+if TYPE_CHECKING:  # the native bodies and Common load only when a harness is used
+    from txcript.harnesses.cursor_desktop.native import CursorSession
+    from txcript.model import Meta, Transcript
 
-class CursorDesktop(Harness[CursorSession]):
+
+class CursorDesktop(Harness["CursorSession"]):
     id = "cursor_desktop"
     name = "Cursor desktop"
     has_store = True

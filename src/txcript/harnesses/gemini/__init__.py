@@ -9,14 +9,16 @@ and :mod:`.store` (the chat files). The text form is the chat file itself.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.harnesses.base import Harness
-from txcript.harnesses.gemini.native import GeminiSession
-from txcript.model import Transcript
+
+if TYPE_CHECKING:  # the native bodies and Common load only when a harness is used
+    from txcript.harnesses.gemini.native import GeminiSession
+    from txcript.model import Transcript
 
 
-class Gemini(Harness[GeminiSession]):
+class Gemini(Harness["GeminiSession"]):
     id = "gemini"
     name = "Gemini CLI"
     has_store = True
@@ -55,9 +57,9 @@ class Gemini(Harness[GeminiSession]):
         return native.sniff_lines(values)
 
     def default_root(self) -> Path | None:
-        from txcript.harnesses.gemini import store
+        from txcript.harnesses.gemini import locations
 
-        return store.default_root()
+        return locations.default_root()
 
     def open_store(self, root: Path) -> Any:
         from txcript.harnesses.gemini import store

@@ -37,7 +37,7 @@ from typing import Any
 
 from txcript.diagnostics import TranscriptWarning, warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError, Unconvertible
-from txcript.harnesses.base import Discovered, Saved, home_dir
+from txcript.harnesses.base import Discovered, Saved
 from txcript.shared import backups
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
@@ -58,19 +58,9 @@ from .codec import meta_from, meta_of
 from .native import HARNESS, Chat, GeminiSession, parse, render, replay
 from .scan import scan
 
-ENV_OVERRIDE = "GEMINI_CLI_HOME"
 _SUFFIXES = (".jsonl", ".json")
 #: A copy whose last update is older than this may be pruned by Gemini's session retention.
 _RETENTION_NOTE_AGE = timedelta(days=1)
-
-
-def default_root() -> Path | None:
-    """``$GEMINI_CLI_HOME/.gemini`` when set and non-empty, else ``~/.gemini``, else None."""
-    override = os.environ.get(ENV_OVERRIDE)
-    if override:
-        return Path(override) / ".gemini"
-    home = home_dir()
-    return None if home is None else home / ".gemini"
 
 
 @dataclass(frozen=True, slots=True)

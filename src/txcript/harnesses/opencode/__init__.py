@@ -9,15 +9,17 @@ under one data directory). :mod:`.native` defines the body they share.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from txcript.harnesses.base import Harness
-from txcript.harnesses.opencode.native import OpenCodeSession
-from txcript.model import Transcript
 from txcript.shared.ids import OPENCODE_IDS
 
+if TYPE_CHECKING:  # the native bodies and Common load only when a harness is used
+    from txcript.harnesses.opencode.native import OpenCodeSession
+    from txcript.model import Transcript
 
-class OpenCode(Harness[OpenCodeSession]):
+
+class OpenCode(Harness["OpenCodeSession"]):
     id = "opencode"
     name = "OpenCode"
     has_store = True
@@ -51,9 +53,9 @@ class OpenCode(Harness[OpenCodeSession]):
         return text_form.sniff(document)
 
     def default_root(self) -> Path | None:
-        from txcript.harnesses.opencode import store
+        from txcript.harnesses.opencode import locations
 
-        return store.default_root()
+        return locations.default_root()
 
     def open_store(self, root: Path) -> Any:
         from txcript.harnesses.opencode import store

@@ -24,27 +24,14 @@ from typing import Any
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable
-from txcript.harnesses.base import Discovered, Saved, home_dir, prefix_bounds
+from txcript.harnesses.base import Discovered, Saved, prefix_bounds
 from txcript.shared.files import preflight_write, sqlite_files
 
 from . import database, files
 from .codec import first_assistant_model, meta_of
 from .native import HARNESS, OpenCodeSession
 
-ENV_DB = "OPENCODE_DB"
 DB_NAME = "opencode.db"
-
-
-def default_root() -> Path | None:
-    """``$OPENCODE_DB``, else ``$XDG_DATA_HOME/opencode``, else ``~/.local/share/opencode``."""
-    override = os.environ.get(ENV_DB)
-    if override:
-        return Path(override)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    if xdg:
-        return Path(xdg) / "opencode"
-    home = home_dir()
-    return None if home is None else home / ".local" / "share" / "opencode"
 
 
 def _is_database_path(root: Path) -> bool:

@@ -1,0 +1,20 @@
+"""Where the Codex store lives on this machine: a pure function of the environment, kept
+apart from the store so asking for it imports neither the store nor the codec."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from txcript.harnesses.base import home_dir
+
+ENV_OVERRIDE = "CODEX_HOME"
+
+
+def default_root() -> Path | None:
+    """``$CODEX_HOME`` when set and non-empty, else ``~/.codex``, else None (no home)."""
+    override = os.environ.get(ENV_OVERRIDE)
+    if override:
+        return Path(override)
+    home = home_dir()
+    return None if home is None else home / ".codex"

@@ -1,0 +1,147 @@
+"""What a command imports before it does anything: ``--version`` and ``--help`` load no harness,
+no Common model and none of the heavy libraries; ``list`` loads only the stores that exist; the
+registry's static descriptors agree with the harness classes they stand for.
+
+These pin the lazy start-up (the import graph), not a time: a test that imported a codec at
+module level again would fail here on any machine.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import RunCli
+from txcript import harnesses
+
+#: Never needed to print the version or the help text.
+HEAVY = (
+    "msgspec",
+    "rich",
+    "jinja2",
+    "rapidfuzz",
+    "prompt_toolkit",
+    "sqlite3",
+    "txcript.model",
+    "txcript.operations",
+    "txcript.sessions",
+    "txcript.search",
+)
+STORE_HARNESSES = [i.id for i in harnesses.REGISTRY if i.implementation and i.has_store]
+#: The package of each harness implementation (``txcript.harnesses.cursor_cli`` …).
+PACKAGES = sorted(
+    {i.implementation.partition(":")[0] for i in harnesses.REGISTRY if i.implementation}
+)
+
+_PROBE = """
+import json, sys
+sys.argv = ["txcript", *json.loads(sys.argv[1])]
+from txcript.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def imported(*args: str, home: Path) -> set[str]:
+    """The modules loaded by the real entry point running ``txcript ARGS``."""
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def loaded(modules: set[str], name: str) -> bool:
+    return name in modules or any(m.startswith(name + ".") for m in modules)
+
+
+@pytest.mark.parametrize("args", [("--version",), ("-V",), ("--help",), ()])
+def test_version_and_help_import_no_harness_and_no_heavy_library(
+    args: tuple[str, ...], isolated_home: Path
+) -> None:
+    modules = imported(*args, home=isolated_home)
+    assert "txcript.cli.app" in modules  # the probe ran the real entry point
+    heavy = [name for name in HEAVY if loaded(modules, name)]
+    assert heavy == []
+    harness_modules = sorted(m for m in modules if m.startswith(tuple(p + "." for p in PACKAGES)))
+    assert harness_modules == [] and not any(p in modules for p in PACKAGES)
+
+
+def test_version_imports_no_command_module(isolated_home: Path) -> None:
+    modules = imported("--version", home=isolated_home)
+    commands = sorted(m for m in modules if m.startswith("txcript.cli.") and m != "txcript.cli.app")
+    assert commands == []
+
+
+def test_a_command_help_imports_only_its_own_module(isolated_home: Path) -> None:
+    modules = imported("list", "--help", home=isolated_home)
+    assert "txcript.cli.reading" in modules
+    assert not {"txcript.cli.writing", "txcript.cli.query", "txcript.cli.demo"} & modules
+    assert [name for name in HEAVY if loaded(modules, name)] == []
+
+
+def test_list_with_no_store_on_disk_imports_no_store_or_codec(isolated_home: Path) -> None:
+    modules = imported("list", home=isolated_home)
+    assert "txcript.operations" in modules  # it did list
+    stores = sorted(m for m in modules if m.startswith("txcript.harnesses.") and m.count(".") >= 3)
+    assert [m for m in stores if not m.endswith(".locations")] == []
+    assert "txcript.harnesses.simple" not in modules  # no store: not a listing's business
+
+
+def test_list_imports_the_store_of_the_one_harness_on_disk(isolated_home: Path) -> None:
+    (isolated_home / ".claude" / "projects").mkdir(parents=True)
+    modules = imported("list", home=isolated_home)
+    assert "txcript.harnesses.claude_code.store" in modules
+    others = [
+        m
+        for m in modules
+        if m.startswith("txcript.harnesses.")
+        and m.count(".") >= 3
+        and not m.startswith("txcript.harnesses.claude_code.")
+        and not m.endswith(".locations")
+    ]
+    assert others == []
+
+
+@pytest.mark.parametrize("info", [i for i in harnesses.REGISTRY if i.implementation])
+def test_each_registry_descriptor_matches_its_class(info: harnesses.HarnessInfo) -> None:
+    harness = harnesses.get(info.id)
+    assert (harness.id, harness.name) == (info.id, info.name)
+    assert (harness.has_store, harness.can_write, harness.listed) == (
+        info.has_store,
+        info.can_write,
+        info.listed,
+    )
+
+
+def test_every_command_is_registered_under_its_own_name() -> None:
+    import click
+
+    from txcript.cli.app import COMMANDS, cli
+
+    context = click.Context(cli)
+    assert cli.list_commands(context) == list(COMMANDS)
+    for name in COMMANDS:
+        command = cli.get_command(context, name)
+        assert command is not None and command.name == name
+    assert cli.get_command(context, "no-such-command") is None
+
+
+def test_store_harness_list_is_what_list_help_offers(run_cli: RunCli) -> None:
+    result = run_cli("list", "--help")
+    assert result.code == 0
+    offered = " ".join(result.stdout.split())
+    assert ", ".join(STORE_HARNESSES) in offered
