@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -144,8 +145,18 @@ def echo_styled(*parts: str | tuple[str, str], colour: bool, err: bool = False) 
     console(stream, colour=colour).print(styled(*parts))
 
 
+def _narrow(text: str) -> bool:
+    """Is every character of ``text`` one terminal cell (printable ASCII)? Then its width is
+    its length, and rich's cell tables are not needed (nor imported)."""
+    return text.isascii() and text.isprintable()
+
+
 def cut(text: str, width: int) -> str:
     """``text`` cut to ``width`` terminal cells (wide CJK and emoji count two) with ``…``."""
+    if _narrow(text):
+        if len(text) <= width:
+            return text
+        return "…"[:width] if width <= 1 else text[: width - 1].rstrip() + "…"
     from rich.cells import cell_len, set_cell_size
 
     if cell_len(text) <= width:
@@ -157,6 +168,8 @@ def cut(text: str, width: int) -> str:
 
 def pad(text: str, width: int) -> str:
     """``text`` cut and padded to exactly ``width`` cells."""
+    if _narrow(text):  # so is its cut: "…" is one cell
+        return cut(text, width).ljust(width)
     from rich.cells import set_cell_size
 
     return set_cell_size(cut(text, width), width)
@@ -172,7 +185,8 @@ def age(moment: datetime, now: datetime) -> str:
         return f"{int(seconds // 3600)}h ago"
     if seconds < 7 * 86_400:
         return f"{int(seconds // 86_400)}d ago"
-    return moment.astimezone().strftime("%Y-%m-%d")
+    local = time.localtime(moment.timestamp())  # what astimezone() uses, without a datetime
+    return f"{local.tm_year:04d}-{local.tm_mon:02d}-{local.tm_mday:02d}"
 
 
 @contextmanager

@@ -3,15 +3,17 @@ id grammar with the allow-list of what a foreign id may become (see ``docs/secur
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import time
 import unicodedata
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # uuid (and the platform module it loads) is imported when an id is minted
+    import uuid
+    from datetime import datetime
 
 from txcript.errors import BadInput
 from txcript.shared.text import shown
@@ -19,11 +21,15 @@ from txcript.shared.timeutil import to_epoch_ms
 
 
 def uuid5(namespace: uuid.UUID, name: str) -> str:
+    import uuid
+
     return str(uuid.uuid5(namespace, name))
 
 
 def namespace_from_ascii(tag: bytes) -> uuid.UUID:
     """A UUID namespace spelled as 16 ASCII bytes (e.g. ``b"txcript-simple!!"``)."""
+    import uuid
+
     return uuid.UUID(bytes=tag)
 
 
@@ -58,6 +64,8 @@ def uuid7(millis: int, entropy: bytes) -> str:
     millis = min(max(millis, 0), _MILLIS_MAX)
     rand = int.from_bytes(entropy[:10].ljust(10, b"\0"), "big")
     rand_a, rand_b = (rand >> 62) & 0xFFF, rand & ((1 << 62) - 1)
+    import uuid
+
     return str(uuid.UUID(int=(millis << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b))
 
 
@@ -68,6 +76,8 @@ def new_uuid7() -> str:
 
 def derived_uuid7(namespace: uuid.UUID, when: datetime, key: str) -> str:
     """A deterministic UUIDv7: ``when`` in its time bits, a hash of ``namespace`` + ``key``."""
+    import hashlib
+
     digest = hashlib.sha256(namespace.bytes + key.encode("utf-8", "surrogatepass")).digest()
     return uuid7(to_epoch_ms(when), digest)
 
@@ -79,8 +89,8 @@ def derived_uuid7(namespace: uuid.UUID, when: datetime, key: str) -> str:
 MAX_ID_LENGTH = 128
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _OPENCODE = re.compile(r"ses_[0-9A-Za-z]{1,100}")
-#: The namespace of the UUIDv5 a foreign (non-conforming) id maps to.
-FOREIGN_ID_NAMESPACE = namespace_from_ascii(b"txcript-foreign!")
+#: The namespace of the UUIDv5 a foreign (non-conforming) id maps to, as 16 ASCII bytes.
+FOREIGN_ID_NAMESPACE_TAG = b"txcript-foreign!"
 
 
 @dataclass(frozen=True)
@@ -123,7 +133,7 @@ class IdGrammar:
 
 def foreign_uuid(source_id: str) -> str:
     """The UUIDv5 of a foreign id (RFC 4122 v5 of its UTF-8 bytes in the txcript namespace)."""
-    return uuid5(FOREIGN_ID_NAMESPACE, source_id)
+    return uuid5(namespace_from_ascii(FOREIGN_ID_NAMESPACE_TAG), source_id)
 
 
 #: Claude Code, Codex and Cursor desktop resume by UUID (Claude Code and Codex refuse any other).
@@ -140,7 +150,7 @@ CURSOR_IDS = IdGrammar(
 OPENCODE_IDS = IdGrammar(
     "an OpenCode id (ses_ and letters or digits)",
     _OPENCODE,
-    lambda source_id: "ses_" + uuid.UUID(foreign_uuid(source_id)).hex,
+    lambda source_id: "ses_" + foreign_uuid(source_id).replace("-", ""),
 )
 
 

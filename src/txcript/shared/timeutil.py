@@ -63,7 +63,10 @@ def _fraction(value: datetime) -> str:
 def format_rfc3339(value: datetime) -> str:
     """UTC with ``Z``; fractional seconds only when non-zero, as 3 or 6 digits."""
     value = value.astimezone(UTC)
-    return _seconds(value) + _fraction(value) + "Z"
+    micro = value.microsecond
+    # isoformat pads the year to four digits too, and its offset is "+00:00" here.
+    spec = "seconds" if micro == 0 else "milliseconds" if micro % 1000 == 0 else "microseconds"
+    return value.isoformat(timespec=spec)[:-6] + "Z"
 
 
 def format_offset(value: datetime) -> str:
@@ -79,6 +82,8 @@ def format_millis(value: datetime) -> str:
 
 
 def from_epoch_ms(ms: int) -> datetime:
+    if type(ms) is int:  # positional whole seconds and milliseconds: twice as fast
+        return EPOCH + timedelta(0, ms // 1000, 0, ms % 1000)
     return EPOCH + timedelta(milliseconds=ms)
 
 

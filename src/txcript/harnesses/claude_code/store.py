@@ -45,7 +45,6 @@ from txcript.harnesses.claude_code.native import (
     render_text,
 )
 from txcript.model import Meta
-from txcript.shared import backups
 from txcript.shared.cache import metadata_cache
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
@@ -143,7 +142,12 @@ class ClaudeCodeStore:
     def session_files(self, id_prefix: str = "") -> list[Path]:
         """``projects/<dir>/<name>.jsonl`` files (only names starting with ``id_prefix``);
         directory symlinks are never followed."""
-        found: list[Path] = []
+        return [Path(reference) for reference in self._session_references(id_prefix)]
+
+    def _session_references(self, id_prefix: str = "") -> list[str]:
+        """:meth:`session_files` as the path strings sessions are referenced by, in the same
+        order (by project, then file name), without building a ``Path`` per file."""
+        found: list[tuple[str, str, str]] = []
         try:
             projects = list(os.scandir(self.projects))
         except OSError:
@@ -162,10 +166,11 @@ class ClaudeCodeStore:
                 try:
                     # Not only regular files: a FIFO or device is refused with a warning by scan.
                     if not entry.is_dir():
-                        found.append(Path(entry.path))
+                        found.append((project.name, name, entry.path))
                 except OSError:
                     continue
-        return sorted(found)
+        found.sort()
+        return [reference for _, _, reference in found]
 
     def scan(self, path: Path) -> tuple[Meta, datetime] | None:
         """The Meta of a session file and its mtime; None when it is not a readable session."""
@@ -192,34 +197,33 @@ class ClaudeCodeStore:
         return scan.meta(), stat
 
     def discover(self) -> list[Discovered]:
-        return self._listed(self.session_files(), complete=True)
+        return self._listed(self._session_references(), complete=True)
 
     def lookup(self, id_prefix: str) -> list[Discovered]:
         """The sessions whose id (the file stem) starts with ``id_prefix``: only the files so
         named are read, and they are listed exactly as :meth:`discover` lists them."""
-        return self._listed(self.session_files(id_prefix), complete=False)
+        return self._listed(self._session_references(id_prefix), complete=False)
 
-    def _listed(self, paths: list[Path], *, complete: bool) -> list[Discovered]:
-        """The sessions among ``paths``, newest first. A file whose (size, mtime ns) is what
-        the metadata cache holds it under is not read; ``complete`` (every file of the store)
-        also forgets cached files that are gone."""
+    def _listed(self, references: list[str], *, complete: bool) -> list[Discovered]:
+        """The sessions among ``references`` (file paths), newest first. A file whose (size,
+        mtime ns) is what the metadata cache holds it under is not read; ``complete`` (every
+        file of the store) also forgets cached files that are gone."""
         cache = metadata_cache()
         scope = f"{HARNESS}:{self.projects}"
         known = cache.entries(scope)
         fresh: dict[str, tuple[str, bytes]] = {}
         settled = time.time_ns() - _SETTLED_NS
         out: list[Discovered] = []
-        for path in paths:
-            reference = str(path)
+        for reference in references:
             meta: Meta | None
             try:
-                status = os.stat(path)
+                status = os.stat(reference)
                 entry = known.get(reference)
                 if entry is None or entry[0] != file_key(status):
                     raise LookupError
                 meta = _cached_meta(entry[1])
             except (OSError, LookupError, msgspec.DecodeError, msgspec.ValidationError):
-                read = self._read_scan(path)
+                read = self._read_scan(Path(reference))
                 if read is None:
                     continue
                 meta, status = read
@@ -231,7 +235,7 @@ class ClaudeCodeStore:
                 out.append(Discovered.from_meta(HARNESS, reference, meta, updated_at=updated_at))
         gone: list[str] = []
         if complete:
-            present = {str(path) for path in paths}
+            present = set(references)
             gone = [reference for reference in known if reference not in present]
         cache.update(scope, fresh, gone)
         out.sort(key=lambda d: d.timestamp, reverse=True)
@@ -364,6 +368,8 @@ class ClaudeCodeStore:
             raise StoreError(f"refusing to delete {reference}: it is not a session file")
         side_root = path.parent / path.stem
         sides = self._side_dirs(side_root)
+        from txcript.shared import backups
+
         backup = backups.create_files(
             [path, *sides], harness=HARNESS, operation="delete", session=path.stem
         )

@@ -14,7 +14,7 @@ in one read transaction. Bubble ownership is an existence test on a key *range*
 (``key >= 'bubbleId:<cid>:' AND key < 'bubbleId:<cid>;'``) over the unique key index, never
 ``LIKE``. Bubble bodies are never read. The ``composerData`` cell (the model is only there) comes
 back as bytes and is read the way a load reads it, without building the whole document: a
-``msgspec`` struct decodes only the members the metadata needs (:data:`codec.COMPOSER_FIELD_PATHS`,
+``msgspec`` struct decodes only the members the metadata needs (:data:`.meta.COMPOSER_FIELD_PATHS`,
 the two times, and whether ``conversation`` is a non-empty array) and validates the rest while
 skipping it; see :func:`_composer_cell`. SQLite's JSON functions are not used for this: they were
 slower, and they read JSON differently from the codec (first of duplicate keys, no unescaping of
@@ -45,7 +45,6 @@ from typing import Any
 import msgspec
 
 from txcript.harnesses.base import Discovered
-from txcript.harnesses.cursor_desktop import codec
 from txcript.harnesses.cursor_desktop.database import Schema, cell_integer, quote_identifier
 from txcript.harnesses.cursor_desktop.heads import (
     COMPOSER_PATHS,
@@ -58,6 +57,7 @@ from txcript.harnesses.cursor_desktop.heads import (
     resolve_head,
     table_head,
 )
+from txcript.harnesses.cursor_desktop.meta import COMPOSER_FIELD_PATHS, derive_meta
 from txcript.shared.cache import metadata_cache
 from txcript.shared.jsonutil import MISSING, lookup, try_loads
 from txcript.shared.timeutil import from_epoch_ms
@@ -66,7 +66,7 @@ HARNESS = "cursor_desktop"
 
 
 def _meta_fields(fields: Mapping[str, Any] | None) -> dict[str, Any]:
-    return {k: v for k, v in (fields or {}).items() if k in codec.COMPOSER_FIELD_PATHS}
+    return {k: v for k, v in (fields or {}).items() if k in COMPOSER_FIELD_PATHS}
 
 
 #: The top-level composerData members discovery reads: the first step of every
@@ -277,7 +277,7 @@ def _cell_needed(
 
 def _head_decides(cid: str, created_at: int, parsed_head: Any) -> bool:
     """Does the head alone give the title and the cwd (all a listing without the model shows)?"""
-    meta = codec.derive_meta(cid, created_at, parsed_head, {})
+    meta = derive_meta(cid, created_at, parsed_head, {})
     return created_at > 0 and meta.title is not None and meta.cwd is not None
 
 
@@ -348,7 +348,7 @@ def discover_sessions(
             parsed_head = try_loads(header)
         if not updated and isinstance(parsed_head, dict):
             updated = json_int(parsed_head.get("lastUpdatedAt"))
-        meta = codec.derive_meta(cid, created_at, parsed_head, _meta_fields(fields))
+        meta = derive_meta(cid, created_at, parsed_head, _meta_fields(fields))
         discovered = Discovered.from_meta(HARNESS, cid, meta, updated_at=_updated_at(updated))
         if row is not None and _listed_timestamp(created_at) == meta.timestamp:
             # The listing is a function of the key (no "now" stands in for a missing start).
@@ -376,16 +376,9 @@ def _listed(
     model: str | None,
     updated: int | None,
 ) -> Discovered:
-    """The listing entry of a cache hit: what :func:`codec.derive_meta` gave for the same key."""
+    """The listing entry of a cache hit: what :func:`.meta.derive_meta` gave for the same key."""
     timestamp = _listed_timestamp(created_at)
     assert timestamp is not None  # only such listings are cached
-    return Discovered(
-        harness=HARNESS,
-        reference=cid,
-        meta_id=cid,
-        timestamp=timestamp,
-        title=title,
-        cwd=cwd,
-        model=model,
-        updated_at=_updated_at(updated),
-    )
+    # Positional (harness, reference, meta_id, timestamp, title, cwd, model, git_branch,
+    # updated_at): one per listed session, and keywords cost a quarter more.
+    return Discovered(HARNESS, cid, cid, timestamp, title, cwd, model, None, _updated_at(updated))

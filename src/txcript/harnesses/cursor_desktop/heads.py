@@ -16,11 +16,10 @@ import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from txcript.harnesses.cursor_desktop import codec
 from txcript.harnesses.cursor_desktop.database import (
     ITEM_HEADERS_KEY,
     InvalidText,
@@ -29,15 +28,18 @@ from txcript.harnesses.cursor_desktop.database import (
     cell_text,
     quote_identifier,
 )
-from txcript.harnesses.cursor_desktop.native import HeaderOrigin
+from txcript.harnesses.cursor_desktop.meta import COMPOSER_FIELD_PATHS
 from txcript.shared.jsonutil import pick, try_loads
+
+if TYPE_CHECKING:
+    from txcript.harnesses.cursor_desktop.native import HeaderOrigin
 
 SqlValue = str | int | float | bytes | None
 
 #: composerData values discovery extracts: the codec's metadata fields plus the two times a
 #: head without a header row takes its columns from.
 COMPOSER_PATHS: dict[str, tuple[str | int, ...]] = {
-    **codec.COMPOSER_FIELD_PATHS,
+    **COMPOSER_FIELD_PATHS,
     " createdAt": ("createdAt",),
     " lastUpdatedAt": ("lastUpdatedAt",),
 }
