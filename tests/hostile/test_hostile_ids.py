@@ -36,7 +36,7 @@ from txcript import model as m
 from txcript.errors import BadInput
 from txcript.shared.ids import (
     CURSOR_IDS,
-    FOREIGN_ID_NAMESPACE,
+    FOREIGN_ID_NAMESPACE_TAG,
     OPENCODE_IDS,
     UUID_IDS,
     foreign_uuid,
@@ -85,7 +85,11 @@ def _roots(env: dict[str, str], home: Path) -> tuple[Path, ...]:
 def test_the_allow_list_keeps_valid_ids_and_maps_every_other_to_a_fixed_uuid5() -> None:
     assert UUID_IDS.adopt(UUID_A) == UUID_A
     mapped = UUID_IDS.adopt("doc-1")
-    assert mapped == str(uuid.uuid5(FOREIGN_ID_NAMESPACE, "doc-1")) == foreign_uuid("doc-1")
+    assert (
+        mapped
+        == str(uuid.uuid5(uuid.UUID(bytes=FOREIGN_ID_NAMESPACE_TAG), "doc-1"))
+        == foreign_uuid("doc-1")
+    )
     assert uuid.UUID(mapped).version == 5
     assert UUID_IDS.adopt("doc-1") == mapped  # deterministic
     for hostile in HOSTILE:
