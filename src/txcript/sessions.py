@@ -74,6 +74,15 @@ def _chosen(harness_names: Sequence[str]) -> list[Harness[Any]]:
     return chosen
 
 
+def _existing_store(harness: Harness[Any]) -> Any:
+    """The harness's store on this machine, or None when its root does not exist (nothing to
+    find there; its store code is then not even imported)."""
+    root = harness.default_root()
+    if root is None or not os.path.lexists(root):
+        return None
+    return harness.store(root)
+
+
 def _discover(
     chosen: Sequence[Harness[Any]],
     *,
@@ -88,10 +97,7 @@ def _discover(
         if known is not None and harness.id in known:
             found.extend(known[harness.id])
             continue
-        root = harness.default_root()
-        if root is None or not os.path.lexists(root):
-            continue  # nothing there to list, and the store's code need not even be imported
-        store = harness.store(root)
+        store = _existing_store(harness)
         if store is None:
             continue
         listing = store.discover if with_model else getattr(store, "discover_titles", None)
@@ -121,7 +127,7 @@ def _looked_up(
         warnings.simplefilter("always")
         for harness in chosen:
             try:
-                store = harness.store()
+                store = _existing_store(harness)
                 if store is None:
                     continue
                 found = lookup(store, source)

@@ -231,21 +231,29 @@ class _Cells:
                 "SELECT CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid = ?", (rowid,)
             ).fetchone()
             return _CellEntry(*_composer_cell(None if row is None else row[0]))
-        with blob:
+        try:
             key = ""
             if last_updated is not None:
-                key = f"{rowid}:{last_updated}:{len(blob)}"
-                if head is not None:
+                if head is None:
+                    key = f"{rowid}:{last_updated}:{len(blob)}"
+                else:
                     text, created_at = head
                     raw = text.encode("utf-8", "surrogatepass")
-                    key += f":{created_at}:{len(raw)}:{zlib.crc32(raw)}"
+                    key = (
+                        f"{rowid}:{last_updated}:{len(blob)}:{created_at}:{len(raw)}"
+                        f":{zlib.crc32(raw)}"
+                    )
             cached = self.known.get(cid)
             if key and cached is not None and cached[0] == key:
-                with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                try:
                     return _entry_decoder.decode(cached[1])
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    pass
             if needed is not None and not needed():
                 return _CellEntry({}, False)
             entry = _CellEntry(*_composer_cell(blob.read()))
+        finally:
+            blob.close()
         if key:
             self._pending[cid] = (key, entry)
         return entry

@@ -15,7 +15,8 @@ following directory symlinks, reads each chat through
 content, and derives its Meta with the same :func:`~.codec.meta_of` a load uses. A session found
 twice — in a sha256 directory and in the slug directory that replaced it — is listed once: the
 copy updated last, the slug one on a tie. Sub-agent chats are listed as their own sessions with
-``parent`` set.
+``parent`` set. :meth:`GeminiStore.lookup` (an id or id prefix) reads only the chats whose name
+allows such an id, and any chat named otherwise.
 
 **Saving** is all or nothing and never replaces a chat without ``force``: the project is
 registered first (``projects.json`` entry and ``.project_root`` marker, only when missing; a
@@ -28,6 +29,7 @@ only chat files inside ``tmp/`` (links resolved) are deleted.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -90,6 +92,19 @@ def _is_chat_file(entry: os.DirEntry[str]) -> bool:
         return entry.name.endswith(_SUFFIXES) and entry.is_file()
     except OSError:
         return False
+
+
+#: A main chat's name as Gemini (and txcript) writes it: its start, then its id's first 8.
+_MAIN_CHAT_NAME = re.compile(r"session-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-(?P<head>.{8})")
+
+
+def _may_hold(found: _Found, id_prefix: str) -> bool:
+    """Can the chat file hold a session whose id starts with ``id_prefix``, by its name?"""
+    stem = found.path.name.rsplit(".", 1)[0]
+    if found.parent is not None:  # chats/<parent id>/<id>.json(l)
+        return stem.startswith(id_prefix)
+    named = _MAIN_CHAT_NAME.fullmatch(stem)
+    return named is None or named["head"].startswith(id_prefix[:8])
 
 
 def _project_root(project: Path, registry: projects.Registry) -> str | None:
@@ -157,11 +172,23 @@ class GeminiStore:
 
     # -- discovery --------------------------------------------------------------------------
     def discover(self) -> list[Discovered]:
+        return self._listed(self._chat_files())
+
+    def lookup(self, id_prefix: str) -> list[Discovered]:
+        """The sessions whose id starts with ``id_prefix``, listed exactly as :meth:`discover`
+        lists them, reading only the chat files whose name allows such an id: a main chat is
+        named after the first 8 characters of its id, a sub-agent chat after its whole id. A
+        file named otherwise is read too (its name tells nothing), so every copy of a matching
+        session is weighed as discovery weighs it."""
+        found = self._listed(f for f in self._chat_files() if _may_hold(f, id_prefix))
+        return [d for d in found if d.meta_id.startswith(id_prefix)]
+
+    def _listed(self, files: Iterable[_Found]) -> list[Discovered]:
         registry = projects.read_registry(self.root, strict=False)
         best: dict[tuple[str, str, str | None], tuple[tuple[object, ...], Discovered]] = {}
         unkeyed: list[Discovered] = []
         roots: dict[Path, str | None] = {}
-        for found in self._chat_files():
+        for found in files:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", TranscriptWarning)
