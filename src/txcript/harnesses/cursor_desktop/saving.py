@@ -501,19 +501,39 @@ def _put_rows(edits: _Edits, rows: Sequence[KVRow]) -> None:
     edits.put_kv([(r.key, r.value) for r in rows if not _same_cell(edits.conn, r.key, r.value)])
 
 
-def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
+def _replace_bubbles(
+    edits: _Edits, cid: str, bubbles: Sequence[KVRow], prefix: list[tuple[int, int | None]]
+) -> None:
     """Make the session's non-NULL bubble rows exactly ``bubbles``, in that rowid order.
 
     The longest prefix already stored (same keys and bytes, in rowid order) is kept; the stored
     rows after it are deleted and the rest of ``bubbles`` is inserted, so new rows get rowids after
     the kept ones. NULL-valued rows (tombstones the reader skips) are not the body's to remove.
+    ``prefix`` keeps what the comparison found (kept, first stale rowid) for the next run of the
+    same save: the dry run and the write see the same rows, so the megabytes are compared once.
     """
     low, high = f"bubbleId:{cid}:", f"bubbleId:{cid};"
+    if not prefix:
+        prefix.append(_stored_prefix(edits.conn, low, high, bubbles))
+    kept, first_stale = prefix[0]
+    if first_stale is not None:
+        edits.write(
+            "DELETE FROM cursorDiskKV WHERE key >= ? AND key < ? AND value IS NOT NULL "
+            "AND rowid >= ?",
+            (low, high, first_stale),
+        )
+    edits.put_kv([(row.key, row.value) for row in bubbles[kept:]])
+
+
+def _stored_prefix(
+    conn: sqlite3.Connection, low: str, high: str, bubbles: Sequence[KVRow]
+) -> tuple[int, int | None]:
+    """How many of ``bubbles`` are stored first, byte for byte, and the rowid after them."""
     # Rowids first, sorted here: an ORDER BY over the values would sort megabytes through a
     # temp file. Each stored row is then read only while the prefix still matches.
     rowids = sorted(
         rowid
-        for (rowid,) in edits.conn.execute(
+        for (rowid,) in conn.execute(
             "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ? AND value IS NOT NULL",
             (low, high),
         )
@@ -521,7 +541,7 @@ def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
     kept, first_stale = 0, None
     for rowid in rowids:
         if kept < len(bubbles):
-            key, value = edits.conn.execute(
+            key, value = conn.execute(
                 "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid = ?",
                 (rowid,),
             ).fetchone()
@@ -535,13 +555,7 @@ def _replace_bubbles(edits: _Edits, cid: str, bubbles: Sequence[KVRow]) -> None:
                 continue
         first_stale = rowid
         break
-    if first_stale is not None:
-        edits.write(
-            "DELETE FROM cursorDiskKV WHERE key >= ? AND key < ? AND value IS NOT NULL "
-            "AND rowid >= ?",
-            (low, high, first_stale),
-        )
-    edits.put_kv([(row.key, row.value) for row in bubbles[kept:]])
+    return kept, first_stale
 
 
 # ------------------------------------------------------------------------------ ItemTable
@@ -669,6 +683,7 @@ def save(
         workspace_id = resolve_workspace_id(root, cwd)
 
     registered: dict[tuple[str | None, str | None], tuple[str | None, str | None]] = {}
+    prefix: list[tuple[int, int | None]] = []
 
     def edit(edits: _Edits, schema: database.Schema) -> None:
         conn = edits.conn
@@ -684,7 +699,7 @@ def save(
         # A session already stored without a header row keeps its head where it was (the 3.7
         # index, or nowhere); a new one gets the head the database's generation lists.
         headless = session.header_origin != "table" and _exists(conn, schema, cid)
-        _replace_bubbles(edits, cid, session.bubbles)
+        _replace_bubbles(edits, cid, session.bubbles, prefix)
         _put_rows(edits, session.aux)
         if session.composer_data is not None:
             _put_rows(edits, [KVRow(f"composerData:{cid}", session.composer_data)])
