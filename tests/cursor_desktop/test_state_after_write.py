@@ -129,3 +129,33 @@ def test_a_delete_undone_into_reused_rowids_hashes_as_read(tmp_path: Path) -> No
     ).fetchone()
     assert lowest > top
     conn.close()
+
+
+def test_a_resave_compares_the_stored_bubbles_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dry run and the write of one save see the same rows: the prefix already stored is
+    found once (one read per compared bubble), not once per run."""
+    root = tmp_path / "User"
+    GENERATIONS["3.16 app DDL, rollback journal"](db_path(root))
+    store = CursorDesktopStore(root)
+    body = make_body("resaved", cwd=str(tmp_path / "p"))
+    store.save(body, force=True)
+    changed = dataclasses.replace(
+        body, reference="resaved", bubbles=(body.bubbles[0], KVRow(body.bubbles[1].key, "{}"))
+    )
+    compared: list[str] = []
+    opened = saving._open_for_write
+
+    def traced(path: Path, busy_timeout: float) -> sqlite3.Connection:
+        conn = opened(path, busy_timeout)
+        conn.set_trace_callback(
+            lambda sql: compared.append(sql) if "FROM cursorDiskKV WHERE rowid = " in sql else None
+        )
+        return conn
+
+    monkeypatch.setattr(saving, "_open_for_write", traced)
+    saved = store.save(changed, force=True)
+    assert saved.backup is not None
+    assert len(compared) == 2  # the kept first bubble and the stale second one
+    assert [r.value for r in store.load("resaved").bubbles] == [body.bubbles[0].value, "{}"]
