@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +17,6 @@ from txcript.errors import BadInput, TxcriptError, Unconvertible
 from txcript.fragment import Span
 from txcript.harnesses.base import Discovered, Harness
 from txcript.model import Transcript, iter_json
-from txcript.render import view
 from txcript.sessions import (
     discover,
     find_session,
@@ -94,6 +92,8 @@ def session_row(session: Discovered) -> dict[str, Any]:
 def view_session(reference: str, from_harness: str | None = None) -> str:
     """The text projection of a session or range (no tool-pair check, as ``view`` promises)."""
     opened = open_reference(reference, from_harness)
+    from txcript.render import view
+
     return view.render(opened.transcript, opened.span())
 
 
@@ -416,6 +416,8 @@ def _check_target(target: Harness[Any]) -> None:
 def _check_launchable(target: Harness[Any]) -> None:
     """Before writing: the binary that resumes the copy must exist, or the copy is stranded."""
     program = target.resume_command(target.new_session_id())[0]
+    import shutil
+
     if shutil.which(program) is None and not (os.name == "nt" and shutil.which(program + ".cmd")):
         raise TxcriptError(
             f"`{scrub(program)}` is not on PATH, so nothing was written; install {target.name}, "

@@ -237,3 +237,46 @@ def test_a_changed_head_is_seen_even_when_nothing_else_moved(root: Path, reads: 
     listed = {d.meta_id: d for d in store.discover()}
     assert listed[ONE].timestamp == datetime.fromtimestamp((T0 - 9) / 1000, UTC)
     assert len(reads) == 1
+
+
+_LIST_PROBE = """
+import json, sys
+from txcript.cli import main
+sys.argv = ["txcript", "list", "--from", "cursor_desktop", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("flags", [("--json",), ()])
+def test_a_listing_cold_or_warm_imports_neither_the_codec_nor_its_tools(
+    root: Path, monkeypatch: pytest.MonkeyPatch, flags: tuple[str, ...]
+) -> None:
+    """Listing derives metadata with the small meta module: the codec, its tool tables and the
+    writer are for loads and saves."""
+    import json
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", str(root))
+    for _ in ("cold", "warm"):
+        done = subprocess.run(
+            [sys.executable, "-c", _LIST_PROBE, *flags],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        assert "title 11" in done.stdout
+        modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+        assert "txcript.harnesses.cursor_desktop.discovery" in modules
+        loaded = {"codec", "tools", "write", "saving", "text"} & {
+            m.rsplit(".", 1)[-1]
+            for m in modules
+            if m.startswith("txcript.harnesses.cursor_desktop.")
+        }
+        assert loaded == set()

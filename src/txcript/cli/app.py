@@ -56,9 +56,10 @@ class WorkflowGroup(click.Group):
         command = getattr(importlib.import_module(f"txcript.cli.{module_name}"), attribute)
         if not isinstance(command, click.Command) or command.name != cmd_name:
             raise TypeError(f"txcript.cli.{module_name}.{attribute} is not command {cmd_name}")
-        from txcript.cli.serve import attach_completion
+        if "_TXCRIPT_COMPLETE" in os.environ:  # only a completing shell asks for completers
+            from txcript.cli.serve import attach_completion
 
-        attach_completion(command)
+            attach_completion(command)
         self.commands[cmd_name] = command
         return command
 

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import click
 
-from txcript.cli.listing import list_lines
 from txcript.cli.output import (
     FORMAT_IDS,
     STORE_IDS,
@@ -103,6 +102,8 @@ def list_command(
         click.echo(scrub(f"no local{scope} sessions found{where}{when}"))
         return
     stdout = sys.stdout
+    from txcript.cli.listing import list_lines
+
     lines = list_lines(sessions, datetime.now(UTC), terminal_width(stdout))
     if not colour_enabled(stdout, colour):
         # Without colour a line is just its text: written at once, not rendered one by one.

@@ -15,7 +15,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -145,6 +144,8 @@ def write_atomic(
         mode = _default_mode()
     directory = path.parent if str(path.parent) else Path(".")
     try:
+        import tempfile  # only writes need it (and random, which it loads)
+
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise StoreError(f"writing {path}: {exc.strerror or exc}") from None
