@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from txcript.errors import BadInput
 from txcript.shared.timeutil import format_millis, format_rfc3339, parse_rfc3339, parse_when
@@ -48,3 +51,64 @@ def test_timestamps_round_trip_through_both_output_forms(
 @pytest.mark.parametrize("text", ["2026-01-02T03:04:05", "2026-01-02", "2026-13-01T00:00:00Z", 5])
 def test_timestamps_without_an_offset_or_out_of_range_are_refused(text: object) -> None:
     assert parse_rfc3339(text) is None
+
+
+# ---------------------------------------------------- fast paths agree with the general ones
+
+_DIGIT_PAIRS = st.integers(0, 99).map(lambda n: f"{n:02d}")
+
+
+def _general_parse(text: str) -> datetime | None:
+    """The general RFC 3339 path, bypassing the fast path of the common shape."""
+    from txcript.shared import timeutil
+
+    saved = timeutil._MILLIS_Z
+    timeutil._MILLIS_Z = re.compile(r"(?!)")
+    try:
+        return parse_rfc3339(text)
+    finally:
+        timeutil._MILLIS_Z = saved
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.integers(0, 9999).map(lambda n: f"{n:04d}"),
+    _DIGIT_PAIRS,
+    _DIGIT_PAIRS,
+    _DIGIT_PAIRS,
+    _DIGIT_PAIRS,
+    _DIGIT_PAIRS,
+    st.integers(0, 999).map(lambda n: f"{n:03d}"),
+)
+def test_the_millisecond_z_fast_path_reads_as_the_general_parser(
+    year: str, month: str, day: str, hour: str, minute: str, second: str, millis: str
+) -> None:
+    """Invalid dates (month 13, second 60, day 00, year 0000) are refused by both."""
+    text = f"{year}-{month}-{day}T{hour}:{minute}:{second}.{millis}Z"
+    fast = parse_rfc3339(text)
+    assert fast == _general_parse(text)
+    assert fast is None or fast.tzinfo is UTC
+
+
+def _formatted_by_parts(value: datetime) -> str:
+    from txcript.shared.timeutil import _fraction, _seconds
+
+    value = value.astimezone(UTC)
+    return _seconds(value) + _fraction(value) + "Z"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.datetimes(
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 30),
+        timezones=st.sampled_from(
+            [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=7))]
+        ),
+    )
+    | st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)).map(
+        lambda moment: moment.replace(microsecond=moment.microsecond // 1000 * 1000, tzinfo=UTC)
+    )
+)
+def test_format_rfc3339_writes_what_the_field_by_field_form_writes(value: datetime) -> None:
+    assert format_rfc3339(value) == _formatted_by_parts(value)
