@@ -374,44 +374,97 @@ def _wire(transcript: Transcript) -> dict[str, Any]:
     return data
 
 
+def _wire_type(cls: type[msgspec.Struct]) -> Any:
+    """A struct with ``cls``'s fields, defaults and ``omit_defaults``, but untyped: it encodes a
+    ``cls`` whose ``timestamp`` was replaced by its text, in exactly the bytes
+    ``msgspec.to_builtins`` + encode give (the same field order, the same omissions), without
+    building a dict of every value first."""
+    fields = msgspec.structs.fields(cls)
+    return msgspec.defstruct(
+        f"_Wire{cls.__name__}",
+        [
+            (f.name, Any) if f.default is msgspec.NODEFAULT else (f.name, Any, f.default)
+            for f in fields
+        ],
+        omit_defaults=cls.__struct_config__.omit_defaults,
+    )
+
+
+_WireMeta: Any = _wire_type(Meta)
+_WireMessage: Any = _wire_type(Message)
+_META_TIME = Meta.__struct_fields__.index("timestamp")
+_MESSAGE_TIME = Message.__struct_fields__.index("timestamp")
+
+
+def _wire_meta(meta: Meta) -> Any:
+    values = list(msgspec.structs.astuple(meta))
+    values[_META_TIME] = format_rfc3339(meta.timestamp)
+    return _WireMeta(*values)
+
+
+def _wire_message(message: Message) -> Any:
+    values = list(msgspec.structs.astuple(message))
+    values[_MESSAGE_TIME] = format_rfc3339(message.timestamp)
+    return _WireMessage(*values)
+
+
 def to_json(transcript: Transcript, *, indent: int = 0) -> str:
     """The Common JSON document ``{"meta": …, "messages": […]}``."""
-    encoded = _encoder.encode(_wire(transcript))
+    encoded = _encoder.encode(
+        {
+            "meta": _wire_meta(transcript.meta),
+            "messages": [_wire_message(message) for message in transcript.messages],
+        }
+    )
     if indent:
         encoded = msgspec.json.format(encoded, indent=indent)
     return encoded.decode("utf-8")
 
 
-def _wire_message(message: Message) -> dict[str, Any]:
-    data: dict[str, Any] = msgspec.to_builtins(message, builtin_types=(datetime,))
-    data["timestamp"] = format_rfc3339(message.timestamp)
-    return data
+#: How many bytes of compact messages :func:`iter_json` lays out at once: few enough calls for
+#: a long session, and a bounded piece however long it is.
+_BATCH_BYTES = 1 << 18
 
 
 def iter_json(transcript: Transcript, *, indent: int = 2) -> Iterator[bytes]:
-    """``to_json(transcript, indent=indent).encode() + b"\n"``, one message at a time.
+    """``to_json(transcript, indent=indent).encode() + b"\n"``, a batch of messages at a time.
 
-    Each message is encoded and indented on its own, then shifted to its depth (two levels:
-    inside the document and its ``messages`` array). JSON text holds no raw newline inside a
-    string, so shifting every line is exact. Peak memory is one message's encoding, not the
-    document's.
+    Each batch is encoded as a JSON array, indented on its own, and shifted one level deeper
+    (into the document) without its brackets. JSON text holds no raw newline inside a string,
+    so shifting every line is exact. Peak memory is one batch's encoding (about
+    :data:`_BATCH_BYTES`, or one message when a message is larger), not the document's.
     """
     if indent <= 0:
         raise ValueError("iter_json streams indented documents only; use to_json")
     pad = b" " * indent
-    meta = _wire(Transcript(meta=transcript.meta))["meta"]
-    head = msgspec.json.format(_encoder.encode(meta), indent=indent).replace(b"\n", b"\n" + pad)
+    head = msgspec.json.format(_encoder.encode(_wire_meta(transcript.meta)), indent=indent)
+    head = head.replace(b"\n", b"\n" + pad)
     if not transcript.messages:
         yield b"{\n" + pad + b'"meta": ' + head + b",\n" + pad + b'"messages": []\n}\n'
         return
     yield b"{\n" + pad + b'"meta": ' + head + b",\n" + pad + b'"messages": ['
-    inner = b"\n" + pad * 2
+    batch: list[bytes] = []
+    size = 0
     separator = b""
+    encode = _encoder.encode
     for message in transcript.messages:
-        encoded = msgspec.json.format(_encoder.encode(_wire_message(message)), indent=indent)
-        yield separator + inner + encoded.replace(b"\n", inner)
-        separator = b","
+        encoded = encode(_wire_message(message))
+        batch.append(encoded)
+        size += len(encoded)
+        if size >= _BATCH_BYTES:
+            yield separator + _shifted(batch, pad, indent)
+            separator = b","
+            batch, size = [], 0
+    if batch:
+        yield separator + _shifted(batch, pad, indent)
     yield b"\n" + pad + b"]\n}\n"
+
+
+def _shifted(batch: list[bytes], pad: bytes, indent: int) -> bytes:
+    """Compact messages as indented array elements one level inside the document, each line
+    starting with a newline: ``format([…])`` minus its ``[\n`` and ``\n]``, shifted by ``pad``."""
+    laid_out = msgspec.json.format(b"[" + b",".join(batch) + b"]", indent=indent)
+    return b"\n" + pad + laid_out[2:-2].replace(b"\n", b"\n" + pad)
 
 
 #: A ``"timestamp"`` value with more than six fractional digits (checked on the raw text).

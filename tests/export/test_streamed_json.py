@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import transcripts
-from txcript import harnesses
-from txcript.model import Transcript, iter_json, to_json
+from txcript import harnesses, model
+from txcript.model import Transcript, iter_json, to_builtins, to_json
 from txcript.shared.jsonutil import dumps_pretty, iter_pretty
 
 #: Any JSON-ish value the json module writes, including what msgspec cannot format (NaN and
@@ -70,3 +71,25 @@ def test_the_streamed_simple_document_is_its_text(transcript: Transcript) -> Non
     document = simple.from_common(transcript)
     expected = simple.to_text(document).encode()
     assert b"".join([*iter_pretty(document, sort_keys=True), b"\n"]) == expected
+
+
+def _reference_common(transcript: Transcript) -> bytes:
+    """The Common document as it was encoded before the wire structs: every value converted to
+    builtins first (``to_builtins``), then encoded and indented as one text."""
+    return msgspec.json.format(msgspec.json.encode(to_builtins(transcript)), indent=2) + b"\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(transcripts, st.sampled_from([1, 64, 1 << 18]))
+def test_common_json_is_the_builtins_encoding_at_every_batch_size(
+    transcript: Transcript, batch_bytes: int
+) -> None:
+    """A batch of one message, of a few, and of the whole document give the same bytes."""
+    expected = _reference_common(transcript)
+    assert (to_json(transcript, indent=2) + "\n").encode() == expected
+    saved = model._BATCH_BYTES
+    model._BATCH_BYTES = batch_bytes
+    try:
+        assert b"".join(iter_json(transcript)) == expected
+    finally:
+        model._BATCH_BYTES = saved
