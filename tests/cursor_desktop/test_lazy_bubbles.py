@@ -10,7 +10,8 @@ from pathlib import Path
 import dbfixtures
 import pytest
 from hypothesis import given, settings
-from sessions import assistant, cell, session, user
+from hypothesis import strategies as st
+from sessions import CID, assistant, cell, session, user
 
 from strategies import transcripts
 from txcript import harnesses
@@ -86,3 +87,51 @@ def test_written_cells_are_the_json_modules_compact_sorted_text(transcript: m.Tr
         cells.append(native.composer_data)
     for text in cells:
         assert dumps_compact(json.loads(text)) == text
+
+
+# ------------------------------------------- the lazy read is the eager read, whatever the rows
+
+_IDS = st.sampled_from(["b1", "b2", "b3", "b4"])
+
+
+@st.composite
+def _rows(draw: st.DrawFn) -> tuple[str, str]:
+    """A bubble row: a key suffix and a cell whose ``bubbleId`` may differ from it, be missing
+    or not a string; or a cell that is no JSON object, or refused by the full parse only."""
+    key = draw(_IDS)
+    kind = draw(st.sampled_from(["same", "other", "missing", "number", "array", "overflow"]))
+    text = draw(st.sampled_from(["alpha", "beta", "gamma"]))
+    document: dict[str, object] = {"_v": 3, "type": draw(st.sampled_from([1, 2])), "text": text}
+    if kind == "same":
+        document["bubbleId"] = key
+    elif kind == "other":
+        document["bubbleId"] = draw(_IDS)
+    elif kind == "number":
+        document["bubbleId"] = 7
+    if kind == "array":
+        return key, "[1]"
+    if kind == "overflow":
+        return key, cell(document)[:-1] + ',"x":1e400}'
+    return key, cell(document)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_rows(), max_size=6),
+    st.none() | st.lists(_IDS | st.just("bubbleId:" + CID + ":b1"), max_size=5),
+    st.booleans(),
+)
+def test_the_lazy_read_folds_what_the_eager_read_folds(
+    rows: list[tuple[str, str]], listed: list[str] | None, repeat_keys: bool
+) -> None:
+    """Identities taken from the keys, from a first pass, or (when rows repeat) from a full
+    parse of every row: the messages are those of parsing every row first."""
+    if not repeat_keys:
+        rows = list({key: (key, text) for key, text in rows}.values())
+    composer = None
+    if listed is not None:
+        composer = {"fullConversationHeadersOnly": [{"bubbleId": i} for i in listed]}
+    native = session(rows, composer=composer)
+    meta = codec.meta_of(native)
+    eager = codec._Folder(meta).fold(codec._ordered(codec._parsed_rows(native), listed or []))
+    assert codec.to_common(native).messages == eager

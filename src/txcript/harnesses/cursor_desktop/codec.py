@@ -77,7 +77,7 @@ from txcript.harnesses.cursor_desktop.meta import (
 )
 from txcript.harnesses.cursor_desktop.meta import model_name as _model_name
 from txcript.harnesses.cursor_desktop.meta import ms_time as _ms_time
-from txcript.harnesses.cursor_desktop.native import CursorSession
+from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.write import from_common
 from txcript.model import (
@@ -157,31 +157,27 @@ class _Disagree(Exception):
     msgspec skips but :func:`try_loads` refuses); the session is read the eager way instead."""
 
 
-def _lazy_ordered(session: CursorSession, listed: list[str]) -> Iterator[dict[str, Any]] | None:
+def _lazy_ordered(
+    session: CursorSession, listed: list[str], session_id: str
+) -> Iterator[dict[str, Any]] | None:
     """What ``_ordered(_parsed_rows(session), listed)`` gives, each document parsed only when
     the fold reaches it, so a long session never holds every parsed bubble at once.
 
-    A first pass reads only each row's identity (:class:`_BubbleIdentity`); a row it declines
-    (not an object, integers beyond 64 bits …) is parsed fully there. None when two rows share
-    an identity: the eager path handles that rare case. The generator raises :class:`_Disagree`
-    when a full parse does not confirm what the first pass saw.
+    Each row's identity is first taken from its key (``bubbleId:<session id>:<bubble id>``, what
+    the app writes); when a key is not of that form, a first pass reads only each row's
+    identity (:class:`_BubbleIdentity`), and a row it declines (not an object, integers beyond
+    64 bits …) is parsed fully there. None when two rows share an identity: the eager path
+    handles that rare case. The generator raises :class:`_Disagree` when a full parse does not
+    confirm an identity taken before, or (at its end) when a row it did not reach has another
+    identity than its key says.
     """
-    rows: dict[str, int | dict[str, Any]] = {}
-    bubbles = session.bubbles
-    for index, row in enumerate(bubbles):
-        identity: Any
-        entry: int | dict[str, Any] = index
-        try:
-            identity = _identity_decoder.decode(row.value).bubbleId
-        except (msgspec.DecodeError, RecursionError):
-            document = try_loads(row.value)
-            if not isinstance(document, dict):
-                continue
-            identity, entry = document.get("bubbleId"), document
-        key = identity if isinstance(identity, str) else row.key
-        if key in rows:
+    rows = _identities_from_keys(session, session_id)
+    from_keys = rows is not None
+    if rows is None:
+        rows = _identities_read(session)
+        if rows is None:
             return None
-        rows[key] = entry
+    bubbles = session.bubbles
 
     def documents() -> Iterator[dict[str, Any]]:
         for identity in listed or list(rows):
@@ -199,8 +195,61 @@ def _lazy_ordered(session: CursorSession, listed: list[str]) -> Iterator[dict[st
             if (found if isinstance(found, str) else row.key) != identity:
                 raise _Disagree
             yield document
+        if from_keys:
+            for identity, entry in rows.items():  # rows no listed id reached: confirm them too
+                assert isinstance(entry, int)
+                if _identity_of(bubbles[entry]) not in (identity, None):
+                    raise _Disagree
 
     return documents()
+
+
+def _identities_from_keys(session: CursorSession, session_id: str) -> dict[str, Any] | None:
+    """Bubble id → row index, read from the keys alone; None when a key is not
+    ``bubbleId:<session_id>:<bubble id>`` (then the documents must be read for it)."""
+    prefix = f"bubbleId:{session_id}:"
+    start = len(prefix)
+    rows: dict[str, Any] = {}
+    for index, row in enumerate(session.bubbles):
+        key = row.key
+        identity = key[start:]
+        if not key.startswith(prefix) or identity in rows:  # a body from text may repeat keys
+            return None
+        rows[identity] = index
+    return rows
+
+
+def _identity_of(row: KVRow) -> str | None:
+    """A row's identity as the full parse reads it; None when the row is no JSON object."""
+    try:
+        identity = _identity_decoder.decode(row.value).bubbleId
+    except (msgspec.DecodeError, RecursionError):
+        document = try_loads(row.value)
+        if not isinstance(document, dict):
+            return None
+        identity = document.get("bubbleId")
+    return identity if isinstance(identity, str) else row.key
+
+
+def _identities_read(session: CursorSession) -> dict[str, Any] | None:
+    """Identity → row index (or its parsed document, when the cheap pass declined the row),
+    from each row's ``bubbleId``; None when two rows share an identity."""
+    rows: dict[str, Any] = {}
+    for index, row in enumerate(session.bubbles):
+        identity: Any
+        entry: int | dict[str, Any] = index
+        try:
+            identity = _identity_decoder.decode(row.value).bubbleId
+        except (msgspec.DecodeError, RecursionError):
+            document = try_loads(row.value)
+            if not isinstance(document, dict):
+                continue
+            identity, entry = document.get("bubbleId"), document
+        key = identity if isinstance(identity, str) else row.key
+        if key in rows:
+            return None
+        rows[key] = entry
+    return rows
 
 
 def _inline_conversation(composer: Any) -> list[dict[str, Any]] | None:
@@ -246,7 +295,9 @@ class _Folder:
         created = bubble.get("createdAt")
         found = parse_rfc3339(created) if isinstance(created, str) else _ms_time(created)
         if found is None:
-            found = _ms_time(lookup(bubble, ("timingInfo", "clientRpcSendTime")))
+            timing = bubble.get("timingInfo")
+            if isinstance(timing, dict):
+                found = _ms_time(timing.get("clientRpcSendTime"))
         if found is None:
             found = self.last_time or self.meta.timestamp
         self.last_time = found
@@ -275,14 +326,22 @@ class _Folder:
         if self.open is None:
             self.open = _Open(timestamp=timestamp)
         group = self.open
-        group.model = _model_name(lookup(bubble, ("modelInfo", "modelName"))) or group.model
+        # The members are read with ``get`` and type checks (not ``lookup``): this runs once per
+        # bubble of a long session.
+        info = bubble.get("modelInfo")
+        if isinstance(info, dict):
+            group.model = _model_name(info.get("modelName")) or group.model
         group.usage = _usage(bubble) or group.usage
-        thinking = lookup(bubble, ("thinking", "text"))
-        if isinstance(thinking, str) and thinking.strip():
-            signature = lookup(bubble, ("thinking", "signature"))
-            group.blocks.append(
-                Thinking(thinking, signature if isinstance(signature, str) and signature else None)
-            )
+        thinking = bubble.get("thinking")
+        if isinstance(thinking, dict):
+            thought = thinking.get("text")
+            if isinstance(thought, str) and thought.strip():
+                signature = thinking.get("signature")
+                group.blocks.append(
+                    Thinking(
+                        thought, signature if isinstance(signature, str) and signature else None
+                    )
+                )
         text = bubble.get("text")
         if isinstance(text, str) and text.strip():
             group.blocks.append(Text(text))
@@ -349,7 +408,7 @@ def to_common(session: CursorSession) -> Transcript:
         return Transcript(meta=meta, messages=_Folder(meta).fold(inline))
     listed = _listed_ids(composer)
     del composer  # a long session's header list is megabytes of objects; only the ids are kept
-    lazy = _lazy_ordered(session, listed)
+    lazy = _lazy_ordered(session, listed, meta.id)
     if lazy is not None:
         try:
             return Transcript(meta=meta, messages=_Folder(meta).fold(lazy))

@@ -261,8 +261,12 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
         item_head = read_item_heads(conn, schema).get(cid)
     if row is None and item_head is None and cd_record is None:
         raise BadInput(_no_session(cid))
-    parsed = None if composer_data is None else try_loads(composer_data)
-    head = resolve_head(cid, row, item_head, fields_of(parsed) or {})
+    fields: dict[str, Any] = {}
+    if row is None and composer_data is not None:
+        # Only a head without a header row takes values from composerData; a long session's
+        # document is megabytes, which the codec parses anyway.
+        fields = fields_of(try_loads(composer_data)) or {}
+    head = resolve_head(cid, row, item_head, fields)
     bubbles = _rows_by_rowid(
         conn.execute(
             "SELECT rowid, key, CAST(value AS TEXT) FROM cursorDiskKV "
