@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import transcripts
 from txcript import harnesses, model
 from txcript.model import Transcript, iter_json, to_builtins, to_json
-from txcript.shared.jsonutil import dumps_pretty, iter_pretty
+from txcript.shared.jsonutil import _compact_bytes, dumps_pretty, iter_pretty
 
 #: Any JSON-ish value the json module writes, including what msgspec cannot format (NaN and
 #: infinities, written as bare tokens) and integers beyond 64 bits.
@@ -93,3 +95,37 @@ def test_common_json_is_the_builtins_encoding_at_every_batch_size(
         assert b"".join(iter_json(transcript)) == expected
     finally:
         model._BATCH_BYTES = saved
+
+
+@settings(max_examples=400, deadline=None)
+@given(values | documents, st.booleans())
+def test_the_compact_tokens_are_the_json_modules(value: Any, sort_keys: bool) -> None:
+    """msgspec writes them when it writes them alike (strings, integers of any size, nested
+    str-keyed objects), the json module otherwise (floats, NaN)."""
+    expected = json.dumps(value, sort_keys=sort_keys, ensure_ascii=False, separators=(",", ":"))
+    assert _compact_bytes(value, sort_keys) == expected.encode()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {10: "a", 9: "b", "x": 1},
+        {1.5: 1},
+        {True: 1},
+        [1e16, 1e-05, 1.5e300],
+        {"z": 2, "é": 1, "\uffff": 4, "😀": 3, "A": 5},
+        [2**64, -(2**63) - 1],
+        MappingProxyType({"a": 1}),
+    ],
+)
+def test_values_msgspec_writes_otherwise_take_the_json_module(value: Any) -> None:
+    for sort_keys in (False, True):
+        try:
+            expected = json.dumps(
+                value, sort_keys=sort_keys, ensure_ascii=False, separators=(",", ":")
+            ).encode()
+        except TypeError:
+            with pytest.raises(TypeError):
+                _compact_bytes(value, sort_keys)
+            continue
+        assert _compact_bytes(value, sort_keys) == expected
