@@ -25,6 +25,7 @@ from txcript.sessions import (
     sessions_with_id,
 )
 from txcript.shared.files import decode_lossless
+from txcript.shared.gcpause import iterate_without_gc
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
 
@@ -142,12 +143,12 @@ def export_chunks(
     same_format = export_format == "native" or opened.harness.id == export_format
     if same_format and opened.request is None:
         # No detour through Common: the harness's own text keeps what Common has no slot for.
-        return _text_chunks(opened.harness, opened.native)
+        return iterate_without_gc(_text_chunks(opened.harness, opened.native))
     transcript, _ = opened.sliced(check_tool_pairs=True)
     if export_format == "common":
-        return iter_json(transcript, indent=2)
+        return iterate_without_gc(iter_json(transcript, indent=2))
     target = harnesses.get("simple") if export_format == "simple" else opened.harness
-    return _text_chunks(target, target.from_common(transcript))
+    return iterate_without_gc(_text_chunks(target, target.from_common(transcript)))
 
 
 def _text_chunks(harness: Harness[Any], native: Any) -> Iterable[bytes]:

@@ -168,8 +168,10 @@ def export_command(
       txcript export 3f1c2a4e --format markdown --out session.md
     """
     from txcript.operations import export_chunks
+    from txcript.shared.gcpause import paused
 
-    write_output_chunks(export_chunks(ref, from_, export_format, full=full), out)
+    with paused():
+        write_output_chunks(export_chunks(ref, from_, export_format, full=full), out)
 
 
 @click.command("convert")

@@ -8,13 +8,32 @@ counting as usual; only the cycle scans are deferred until the decode returns.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """The cyclic collector paused inside the block (restored as it was afterwards).
+
+    Around a whole command that reads a long session and writes it out (``export``): once the
+    session's objects exist, every collection the encoder's allocations set off would scan
+    them all, and they live until the command ends anyway.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def without_gc(function: Callable[P, R]) -> Callable[P, R]:
@@ -22,12 +41,25 @@ def without_gc(function: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with paused():
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
+def iterate_without_gc(items: Iterable[T]) -> Iterator[T]:
+    """``items``, each produced with the collector paused (it runs while the consumer handles
+    an item): an encoder streaming a long session allocates as a decoder does, and each
+    collection would scan every object of the session it encodes."""
+    iterator = iter(items)
+    while True:
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return function(*args, **kwargs)
+            item = next(iterator)
+        except StopIteration:
+            return
         finally:
             if was_enabled:
                 gc.enable()
-
-    return wrapper
+        yield item

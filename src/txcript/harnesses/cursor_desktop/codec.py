@@ -277,11 +277,13 @@ def _usage(bubble: dict[str, Any]) -> Usage | None:
     counts = bubble.get("tokenCount")
     if not isinstance(counts, dict):
         return None
-    tokens: list[int] = []
-    for key in ("inputTokens", "outputTokens"):
-        value = counts.get(key)
-        tokens.append(value if isinstance(value, int) and is_uint(value) else 0)
-    return Usage(input_tokens=tokens[0], output_tokens=tokens[1]) if any(tokens) else None
+    read: Any = counts.get("inputTokens")
+    written: Any = counts.get("outputTokens")
+    read_tokens: int = read if is_uint(read) else 0
+    written_tokens: int = written if is_uint(written) else 0
+    if read_tokens or written_tokens:
+        return Usage(read_tokens, written_tokens)
+    return None
 
 
 class _Folder:
