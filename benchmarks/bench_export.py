@@ -1,16 +1,26 @@
 """Benchmark ``txcript export`` of the 10,000-bubble session of the generated 2 GiB Cursor store.
 
-Every figure is a whole process, timed with its peak RSS (``os.wait4`` of the child), in the
-same run and interleaved round by round, so the ratios hold on a busy machine:
+Every figure is a whole process, timed with its peak RSS and its CPU time (user + system, from
+``os.wait4`` of the child), in the same run and interleaved round by round, so the ratios hold
+on a busy machine (CPU time is the steadier of the two when other processes compete for the
+cores):
 
 * *subject*: ``python -m txcript export <id> --from cursor_desktop --format F`` for F in
-  ``common`` (the issue's target), ``simple`` and ``native``, stdout drained into a pipe;
+  ``common`` (the issue's target), ``simple`` and ``native``, stdout written to a file;
+* *in process*: the same export through ``txcript.cli.main`` in a process that has already
+  imported every module the export uses, timed from the call to its end (wall and CPU), so the
+  export's own work is visible apart from the interpreter's start-up and imports;
 * *floor: fetch + parse*: a ``python -c`` that opens the database with ``sqlite3`` the way
   txcript reads it (``immutable=1``), fetches the same rows (the header row, the composerData
   cell, every bubble row of the session's key range and its aux rows, rowid order sorted in
   Python) and parses each JSON cell with ``msgspec``, holding nothing but one parsed bubble at a
-  time — the least any export of these rows must do;
+  time — the least any export of these rows must do. It imports nothing of txcript (the aux-row
+  statement, txcript's own, is passed as an argument), and it also times itself after its
+  imports: the floor of the *in process* figures;
 * *floor: interpreter*: ``python -c pass``.
+
+``PYTHONDONTWRITEBYTECODE`` is removed from the children's environment: an installed txcript
+runs from compiled bytecode, and recompiling every module on each run is no cost of an export.
 
 The store is only read (the database is opened read-only by both). The session id is the
 manifest's ``huge_session`` when the data dir has one, else ``--id``.
@@ -35,14 +45,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from txcript.harnesses.cursor_desktop.database import AUX_ROWS_SQL
+
 HERE = Path(__file__).resolve().parent
 LARGE = HERE / "data" / "large"
 OUT = HERE / "out"
 
 FLOOR = r"""
-import sqlite3, sys, msgspec
-from txcript.harnesses.cursor_desktop.database import AUX_ROWS_SQL
-path, cid = sys.argv[1], sys.argv[2]
+import json, sqlite3, sys, time, msgspec
+wall, cpu = time.perf_counter(), time.process_time()
+path, cid, AUX_ROWS_SQL = sys.argv[1], sys.argv[2], sys.argv[3]
 conn = sqlite3.connect("file:" + path + "?immutable=1", uri=True)
 decode = msgspec.json.decode
 head = conn.execute("SELECT value FROM composerHeaders WHERE composerId = ?", (cid,)).fetchone()
@@ -62,6 +74,24 @@ n = 0
 for _, _, value in rows:
     n += len(decode(value))
 print(len(rows), len(aux), n)
+timed = {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+print("BENCH " + json.dumps(timed), file=sys.stderr)
+"""
+
+IN_PROCESS = r"""
+import json, sys, time
+import txcript.cli, txcript.operations, txcript.sessions, txcript.model
+import txcript.harnesses.cursor_desktop.store, txcript.harnesses.cursor_desktop.codec
+import txcript.harnesses.cursor_desktop.text, txcript.harnesses.simple
+from txcript.cli import main
+wall, cpu = time.perf_counter(), time.process_time()
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    if exc.code:
+        raise
+timed = {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+print("BENCH " + json.dumps(timed), file=sys.stderr)
 """
 
 
@@ -69,8 +99,15 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def measured(args: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """``(wall seconds, peak RSS MiB, stdout bytes)`` of one child process."""
+class Run:
+    """One child process: wall and CPU seconds, peak RSS, stdout bytes, and the times it
+    reported of itself (a ``BENCH {…}`` line on stderr), if any."""
+
+    def __init__(self, wall: float, cpu: float, rss: float, size: int, inner: Any) -> None:
+        self.wall, self.cpu, self.rss, self.size, self.inner = wall, cpu, rss, size, inner
+
+
+def measured(args: list[str], env: dict[str, str]) -> Run:
     with tempfile.TemporaryFile() as sink:
         started = time.perf_counter()
         child = subprocess.Popen(args, stdout=sink, stderr=subprocess.PIPE, env=env)
@@ -82,7 +119,12 @@ def measured(args: list[str], env: dict[str, str]) -> tuple[float, float, int]:
         if child.returncode != 0:
             raise SystemExit(f"{' '.join(args[:6])}… failed ({child.returncode}): {errors!r}")
         size = sink.tell()
-    return elapsed, usage.ru_maxrss / 1024, size
+    inner = None
+    for line in errors.decode("utf-8", "replace").splitlines():
+        if line.startswith("BENCH "):
+            inner = json.loads(line[6:])
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(elapsed, cpu, usage.ru_maxrss / 1024, size, inner)
 
 
 def main() -> int:
@@ -106,53 +148,86 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="bench-export-home-"))
     env = {**os.environ, "HOME": str(home), "CURSOR_DESKTOP_USER_DIR": str(user)}
     env.pop("TXCRIPT_DATA_DIR", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     python = [sys.executable]
+    floor_command = [*python, "-c", FLOOR]
     commands: dict[str, list[str]] = {
         "floor: interpreter (python -c pass)": [*python, "-c", "pass"],
-        "floor: fetch + parse the session's rows": [*python, "-c", FLOOR, str(database), cid],
+        "floor: fetch + parse the session's rows": [
+            *floor_command,
+            str(database),
+            cid,
+            AUX_ROWS_SQL,
+        ],
     }
     for export_format in args.formats.split(","):
-        commands[f"export --format {export_format}"] = [
-            *python, "-m", "txcript", "export", cid, "--from", "cursor_desktop",
-            "--format", export_format,
+        export = ["export", cid, "--from", "cursor_desktop", "--format", export_format]
+        commands[f"export --format {export_format}"] = [*python, "-m", "txcript", *export]
+        commands[f"export --format {export_format} (in process)"] = [
+            *python, "-c", IN_PROCESS, *export
         ]  # fmt: skip
     for command in commands.values():  # warm the page cache and the interpreter
         measured(command, env)
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    rss: dict[str, list[float]] = {name: [] for name in commands}
-    sizes: dict[str, int] = {}
+    runs: dict[str, list[Run]] = {name: [] for name in commands}
     for round_number in range(args.rounds):
         log(f"round {round_number + 1}/{args.rounds}")
         for name, command in commands.items():
-            seconds, peak, size = measured(command, env)
-            times[name].append(seconds)
-            rss[name].append(peak)
-            sizes[name] = size
-    floor = statistics.median(times["floor: fetch + parse the session's rows"])
-    floor_rss = statistics.median(rss["floor: fetch + parse the session's rows"])
-    report: dict[str, Any] = {"session": cid, "database": str(database), "rounds": args.rounds}
+            runs[name].append(measured(command, env))
+    floor_name = "floor: fetch + parse the session's rows"
+    median = statistics.median
+    floor = {
+        "wall": median(r.wall for r in runs[floor_name]),
+        "cpu": median(r.cpu for r in runs[floor_name]),
+        "rss": median(r.rss for r in runs[floor_name]),
+        "inner_wall": median(r.inner["wall"] for r in runs[floor_name]),
+        "inner_cpu": median(r.inner["cpu"] for r in runs[floor_name]),
+    }
+    report: dict[str, Any] = {
+        "session": cid,
+        "database": str(database),
+        "rounds": args.rounds,
+        "load_average": os.getloadavg(),
+    }
     rows = []
     for name in commands:
-        median = statistics.median(times[name])
-        peak = statistics.median(rss[name])
-        row = {
+        done = runs[name]
+        row: dict[str, Any] = {
             "name": name,
-            "median_s": round(median, 4),
-            "min_s": round(min(times[name]), 4),
-            "ratio_to_floor": round(median / floor, 2),
-            "peak_rss_mib": round(peak, 1),
-            "rss_ratio_to_floor": round(peak / floor_rss, 2),
-            "output_bytes": sizes[name],
+            "median_s": round(median(r.wall for r in done), 4),
+            "min_s": round(min(r.wall for r in done), 4),
+            "cpu_s": round(median(r.cpu for r in done), 4),
+            "peak_rss_mib": round(median(r.rss for r in done), 1),
+            "output_bytes": done[-1].size,
         }
+        row["ratio_to_floor"] = round(row["median_s"] / floor["wall"], 2)
+        row["cpu_ratio_to_floor"] = round(row["cpu_s"] / floor["cpu"], 2)
+        row["rss_ratio_to_floor"] = round(row["peak_rss_mib"] / floor["rss"], 2)
+        if all(r.inner is not None for r in done):
+            row["inner_s"] = round(median(r.inner["wall"] for r in done), 4)
+            row["inner_cpu_s"] = round(median(r.inner["cpu"] for r in done), 4)
+            row["inner_ratio_to_floor"] = round(row["inner_s"] / floor["inner_wall"], 2)
+            row["inner_cpu_ratio_to_floor"] = round(row["inner_cpu_s"] / floor["inner_cpu"], 2)
         rows.append(row)
     report["rows"] = rows
-    print(f"session {cid}, {args.rounds} rounds, medians (whole process)")
-    print(f"{'':44} {'median s':>9} {'min s':>7} {'× floor':>8} {'peak MiB':>9} {'× floor':>8}")
+    print(
+        f"session {cid}, {args.rounds} rounds, medians; load average "
+        + " ".join(f"{x:.2f}" for x in report["load_average"])
+    )
+    print(
+        f"{'':46} {'wall s':>7} {'× fl':>5} {'cpu s':>7} {'× fl':>5} {'MiB':>6} {'× fl':>5}"
+        f" {'inner s':>8} {'× fl':>5} {'in cpu':>7} {'× fl':>5}"
+    )
     for row in rows:
+        inner = ""
+        if "inner_s" in row:
+            inner = (
+                f" {row['inner_s']:8.3f} {row['inner_ratio_to_floor']:5.2f}"
+                f" {row['inner_cpu_s']:7.3f} {row['inner_cpu_ratio_to_floor']:5.2f}"
+            )
         print(
-            f"{row['name']:44} {row['median_s']:9.3f} {row['min_s']:7.3f} "
-            f"{row['ratio_to_floor']:8.2f} {row['peak_rss_mib']:9.1f} "
-            f"{row['rss_ratio_to_floor']:8.2f}"
+            f"{row['name']:46} {row['median_s']:7.3f} {row['ratio_to_floor']:5.2f} "
+            f"{row['cpu_s']:7.3f} {row['cpu_ratio_to_floor']:5.2f} "
+            f"{row['peak_rss_mib']:6.1f} {row['rss_ratio_to_floor']:5.2f}{inner}"
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
