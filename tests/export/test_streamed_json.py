@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import transcripts
 from txcript import harnesses, model
 from txcript.model import Transcript, iter_json, to_builtins, to_json
-from txcript.shared.jsonutil import _compact_bytes, dumps_pretty, iter_pretty
+from txcript.shared.jsonutil import _compact_bytes, dumps_compact, dumps_pretty, iter_pretty
 
 #: Any JSON-ish value the json module writes, including what msgspec cannot format (NaN and
 #: infinities, written as bare tokens) and integers beyond 64 bits.
@@ -129,3 +129,11 @@ def test_values_msgspec_writes_otherwise_take_the_json_module(value: Any) -> Non
                 _compact_bytes(value, sort_keys)
             continue
         assert _compact_bytes(value, sort_keys) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(values | documents | st.lists(st.text(st.characters(categories=["Cs", "Ll"])), max_size=3))
+def test_dumps_compact_is_the_json_modules_sorted_compact_text(value: Any) -> None:
+    """Lone surrogates included: the json module keeps them in its str, and so does this."""
+    expected = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    assert dumps_compact(value) == expected

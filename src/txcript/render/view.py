@@ -7,9 +7,6 @@ in order of first appearance.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from txcript.fragment import Span
 from txcript.model import (
     Artifact,
@@ -25,15 +22,12 @@ from txcript.model import (
     Transcript,
     render_tool,
 )
+from txcript.shared.jsonutil import dumps_compact
 from txcript.shared.timeutil import format_offset
 
 
 def _one_line(value: str) -> str:
     return " ".join(value.split())
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
 class _ToolNumbers:
@@ -51,11 +45,11 @@ def _section(block: Block, message: Message, number: _ToolNumbers) -> tuple[str,
         return "thinking", block.text
     if isinstance(block, ToolUse):
         name, tool_input = render_tool(block.tool)
-        body = "" if tool_input is None or tool_input == {} else _compact(tool_input)
+        body = "" if tool_input is None or tool_input == {} else dumps_compact(tool_input)
         return f"tool {number(block.id)} {_one_line(name)}", body
     if isinstance(block, ToolResult):
         label = f"result {number(block.tool_use_id)}" + (" error" if block.is_error else "")
-        body = block.content if isinstance(block.content, str) else _compact(block.content)
+        body = block.content if isinstance(block.content, str) else dumps_compact(block.content)
         return label, body
     if isinstance(block, Image):
         return f"image {block.source.media_type} omitted", ""

@@ -16,7 +16,16 @@ _decoder = msgspec.json.Decoder()
 
 
 def dumps_compact(value: Any) -> str:
-    """Compact, key-sorted JSON with raw UTF-8 (the form every synthesised cell takes)."""
+    """Compact, key-sorted JSON with raw UTF-8 (the form every synthesised cell takes).
+
+    Exactly ``json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)``,
+    written by msgspec where its bytes are the same (see :func:`_compact_bytes`).
+    """
+    if _msgspec_writes_it(value):
+        try:
+            return _COMPACT_ENCODERS[True].encode(value).decode("utf-8")
+        except (msgspec.EncodeError, UnicodeError, RecursionError):
+            pass  # a lone surrogate (which the json module keeps in its str), nesting too deep
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
