@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from strategies import transcripts
 from txcript import harnesses, model
 from txcript.model import Transcript, iter_json, to_builtins, to_json
+from txcript.shared import jsonutil
 from txcript.shared.jsonutil import _compact_bytes, dumps_compact, dumps_pretty, iter_pretty
 
 #: Any JSON-ish value the json module writes, including what msgspec cannot format (NaN and
@@ -40,10 +41,18 @@ def test_dumps_pretty_is_the_json_modules_indented_text(value: Any, sort_keys: b
 
 
 @settings(max_examples=300, deadline=None)
-@given(documents, st.booleans())
-def test_iter_pretty_is_dumps_pretty_in_pieces(document: dict[str, Any], sort_keys: bool) -> None:
+@given(documents, st.booleans(), st.sampled_from([1, 40, 1 << 18]))
+def test_iter_pretty_is_dumps_pretty_in_pieces(
+    document: dict[str, Any], sort_keys: bool, batch_bytes: int
+) -> None:
+    """Array elements laid out one per batch, a few per batch, or all in one."""
     expected = _reference(document, sort_keys).encode()
-    assert b"".join(iter_pretty(document, sort_keys=sort_keys)) == expected
+    saved = jsonutil._BATCH_BYTES
+    jsonutil._BATCH_BYTES = batch_bytes
+    try:
+        assert b"".join(iter_pretty(document, sort_keys=sort_keys)) == expected
+    finally:
+        jsonutil._BATCH_BYTES = saved
 
 
 def test_a_lone_surrogate_fails_as_it_did() -> None:

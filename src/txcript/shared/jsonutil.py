@@ -62,18 +62,58 @@ def iter_pretty(document: Mapping[str, Any], *, sort_keys: bool = False) -> Iter
         name = json.dumps(key, ensure_ascii=False).encode()
         if isinstance(value, list | tuple) and value:
             yield separator + b"\n  " + name + b": ["
-            inner = b""
-            for element in value:
-                yield (
-                    inner + b"\n    " + _pretty_bytes(element, sort_keys).replace(b"\n", b"\n    ")
-                )
-                inner = b","
+            yield from _elements(value, sort_keys)
             yield b"\n  ]"
         else:
             text = _pretty_bytes(value, sort_keys).replace(b"\n", b"\n  ")
             yield separator + b"\n  " + name + b": " + text
         separator = b","
     yield b"\n}"
+
+
+#: How many bytes of compact elements :func:`_elements` lays out at once.
+_BATCH_BYTES = 1 << 18
+
+
+def _elements(values: Sequence[Any], sort_keys: bool) -> Iterator[bytes]:
+    """The elements of a top-level array as :func:`dumps_pretty` lays them out inside it (each
+    line shifted by four spaces, elements joined by ``,``), a batch at a time: the compact
+    elements of a batch are laid out as one array and its brackets cut off. A batch
+    ``msgspec`` cannot lay out (``NaN`` tokens) is laid out element by element; an element
+    that cannot be encoded at all (a lone surrogate) fails here as it would there."""
+    batch: list[bytes] = []
+    pending: list[Any] = []
+    size = 0
+    separator = b""
+    for value in values:
+        try:
+            encoded = _compact_bytes(value, sort_keys)
+        except UnicodeError:
+            if batch:
+                yield separator + _laid_out(batch, pending, sort_keys)
+                separator = b","
+            yield separator + b"\n    " + _pretty_bytes(value, sort_keys).replace(b"\n", b"\n    ")
+            raise AssertionError("unreachable: the json module failed to encode it too") from None
+        batch.append(encoded)
+        pending.append(value)
+        size += len(encoded)
+        if size >= _BATCH_BYTES:
+            yield separator + _laid_out(batch, pending, sort_keys)
+            separator = b","
+            batch, pending, size = [], [], 0
+    if batch:
+        yield separator + _laid_out(batch, pending, sort_keys)
+
+
+def _laid_out(batch: list[bytes], values: list[Any], sort_keys: bool) -> bytes:
+    try:
+        laid_out = msgspec.json.format(b"[" + b",".join(batch) + b"]", indent=2)
+        return b"\n  " + laid_out[2:-2].replace(b"\n", b"\n  ")
+    except msgspec.DecodeError:
+        return b",".join(
+            b"\n    " + _pretty_bytes(value, sort_keys).replace(b"\n", b"\n    ")
+            for value in values
+        )
 
 
 def _pretty_bytes(value: Any, sort_keys: bool) -> bytes:
