@@ -77,6 +77,25 @@ __all__ = [
 #: substring match, cost independent of how many sessions the database holds.
 
 
+def _fetched_rows(
+    conn: sqlite3.Connection, sql: str, parameters: tuple[str, ...]
+) -> tuple[KVRow, ...]:
+    """:func:`_rows_by_rowid` of a statement, its text decoded by SQLite itself (the lenient
+    ``text_factory`` is a Python call per cell, 20,000 of them for a long session). A cell that
+    is not UTF-8 makes SQLite refuse the statement; it then runs again with the lenient factory,
+    which drops that cell as every read does."""
+    lenient = conn.text_factory
+    conn.text_factory = str
+    try:
+        return _rows_by_rowid(conn.execute(sql, parameters))
+    except sqlite3.OperationalError as exc:
+        if "decode" not in str(exc).lower():
+            raise
+    finally:
+        conn.text_factory = lenient
+    return _rows_by_rowid(conn.execute(sql, parameters))
+
+
 def _rows_by_rowid(cursor: Iterable[Sequence[Any]]) -> tuple[KVRow, ...]:
     """``(rowid, key, value)`` records as rows in rowid order.
 
@@ -267,12 +286,11 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
         # document is megabytes, which the codec parses anyway.
         fields = fields_of(try_loads(composer_data)) or {}
     head = resolve_head(cid, row, item_head, fields)
-    bubbles = _rows_by_rowid(
-        conn.execute(
-            "SELECT rowid, key, CAST(value AS TEXT) FROM cursorDiskKV "
-            "WHERE key >= ? AND key < ? AND value IS NOT NULL",
-            (f"bubbleId:{cid}:", f"bubbleId:{cid};"),
-        )
+    bubbles = _fetched_rows(
+        conn,
+        "SELECT rowid, key, CAST(value AS TEXT) FROM cursorDiskKV "
+        "WHERE key >= ? AND key < ? AND value IS NOT NULL",
+        (f"bubbleId:{cid}:", f"bubbleId:{cid};"),
     )
     return CursorSession(
         header=head.header,
@@ -285,7 +303,7 @@ def _load(conn: sqlite3.Connection, schema: Schema, cid: str) -> CursorSession:
         recency=head.recency,
         checkpoint_at=head.checkpoint_at,
         composer_data=composer_data,
-        aux=_rows_by_rowid(conn.execute(AUX_ROWS_SQL, (cid,))),
+        aux=_fetched_rows(conn, AUX_ROWS_SQL, (cid,)),
         extra_columns=head.extra_columns,
         header_origin=head.origin,
         reference=cid,
