@@ -217,15 +217,26 @@ def state_after(
     bound_exactly = plain and {key_column, value_column} <= kept
     key_first = columns[:1] == [key_column]
 
-    def as_stored(cells: list[Cell]) -> list[Cell] | None:
-        """``cells`` in the table's column order when SQLite stores them as given, else None."""
-        by_column = {cell[0]: cell for cell in cells}
-        if len(by_column) != len(cells) or by_column.keys() != declared.keys():
+    #: Per shape of a row (its columns and storage classes, in order): where each table column
+    #: is among its cells, or None when SQLite would not store them as given.
+    shapes: dict[tuple[tuple[str, str], ...], list[int] | None] = {}
+
+    def placed(shape: tuple[tuple[str, str], ...]) -> list[int] | None:
+        names = [column for column, _ in shape]
+        if len(set(names)) != len(names) or set(names) != declared.keys():
             return None
-        for column, kind, _ in cells:
+        for column, kind in shape:
             if kind != "null" and (kind not in ("text", "blob") or column not in kept):
                 return None
-        return [by_column[column] for column in columns]
+        return [names.index(column) for column in columns]
+
+    def as_stored(cells: list[Cell]) -> list[Cell] | None:
+        """``cells`` in the table's column order when SQLite stores them as given, else None."""
+        shape = tuple((column, kind) for column, kind, _ in cells)
+        if shape not in shapes:
+            shapes[shape] = placed(shape)
+        order = shapes[shape]
+        return None if order is None else [cells[i] for i in order]
 
     def kv_rows(conn: sqlite3.Connection, cid: str) -> list[Row]:
         found: list[Row] = []
@@ -523,9 +534,12 @@ def _insert_all(
             conn.executemany(run_sql, run)
         run.clear()
 
-    for rowid, cells in rows:
-        names, marks_list, values = [], [], []
-        for column, kind, value in cells:
+    statements: dict[tuple[bool, tuple[tuple[str, str], ...]], str] = {}
+
+    def statement(free: bool, shape: tuple[tuple[str, str], ...]) -> str:
+        names = ["rowid"] if free else []
+        marks_list = ["?"] if free else []
+        for column, kind in shape:
             if column.lower() not in known:
                 raise StoreError(
                     f"the backup names column `{shown(column)}` that {table} no longer has; "
@@ -533,13 +547,16 @@ def _insert_all(
                 )
             names.append(quote_identifier(known[column.lower()]))
             marks_list.append("CAST(? AS TEXT)" if kind == "text" else "?")
-            values.append(value)
+        return f"INSERT INTO {quoted} ({', '.join(names)}) VALUES ({', '.join(marks_list)})"
+
+    for rowid, cells in rows:
         free = rowid not in taken
-        if free:
-            names.insert(0, "rowid")
-            marks_list.insert(0, "?")
-            values.insert(0, rowid)
-        sql = f"INSERT INTO {quoted} ({', '.join(names)}) VALUES ({', '.join(marks_list)})"
+        key = (free, tuple((column, kind) for column, kind, _ in cells))
+        sql = statements.get(key)
+        if sql is None:
+            sql = statements[key] = statement(*key)
+        values: list[object] = [rowid] if free else []
+        values += [value for _, _, value in cells]
         if not free:
             flush()
             got.append(int(conn.execute(sql, values).lastrowid or 0))
