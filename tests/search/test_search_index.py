@@ -212,6 +212,13 @@ def test_an_interrupted_first_build_keeps_what_it_finished(
         "xyz",
         "café",
         "ab",
+        "a",
+        "AB",
+        "b$",
+        "^a",
+        "é",
+        "ca",
+        "u !t",
     ],
 )
 def test_tiered_search_ranks_exactly_as_scanning_every_line(stores: Path, pattern: str) -> None:
@@ -402,3 +409,107 @@ def test_a_database_written_in_the_last_seconds_gives_no_change_token(tmp_path: 
     _written_ago(database, 30)
     assert change_token(database) not in ("", first)
     assert change_token(tmp_path / "missing.vscdb") == "-/-/-"
+
+
+def test_a_large_build_trains_a_dictionary_that_later_runs_and_updates_decode_with(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build of many sessions trains the said parts' zstd dictionary on its first
+    sessions and stores it in the index; a later process (a fresh :class:`Index`) finds with
+    it, and an update compresses a changed session with it."""
+    from txcript.search import index as index_module
+
+    monkeypatch.setattr(index_module, "_TRAIN_SESSIONS", 40)
+    monkeypatch.setattr(index_module, "_DICTIONARY_BYTES", 2048)
+    root = stores / "claude"
+    words = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+    ]
+    paths = []
+    for n in range(80):
+        said = [
+            (
+                "user" if k % 2 == 0 else "assistant",
+                " ".join(words[(n + k + j) % 12] for j in range(9)),
+            )
+            for k in range(12)
+        ]
+        said.append(("user", f"marker{n:03d} Café"))
+        paths.append(
+            save_claude(root, transcript(f"cccccccc-0000-4000-8000-{n:012d}", said, day=n % 30))
+        )
+    assert len(_update()) == 80
+    conn = sqlite3.connect(stores / "cache" / "search.sqlite3")
+    try:
+        (dictionaries,) = conn.execute("SELECT count(*) FROM dictionary").fetchone()
+    finally:
+        conn.close()
+    assert dictionaries == 1
+
+    found = find("'marker017")
+    assert [(m.session.meta_id, [h.line for h in m.hits]) for m in found] == [
+        ("cccccccc-0000-4000-8000-000000000017", ["marker017 Café"])
+    ]
+    assert [m.session.meta_id for m in find("marker042 cafe")] == [
+        "cccccccc-0000-4000-8000-000000000042"
+    ]
+    with paths[5].open("a") as handle:
+        handle.write(
+            paths[5].read_text().splitlines()[-1].replace("marker005", "renamed005") + "\n"
+        )
+    assert [key[1] for key in _update()] == ["cccccccc-0000-4000-8000-000000000005"]
+    assert [h.line for h in find("'renamed005")[0].hits] == ["renamed005 Café"]
+    others = {f"cccccccc-0000-4000-8000-{n:012d}" for n in range(80) if n != 5}
+    assert {m.session.meta_id for m in find("'marker0", limit=100)} >= others
+
+
+def test_a_small_first_build_trains_no_dictionary(stores: Path) -> None:
+    save_claude(
+        stores / "claude",
+        transcript("dddddddd-0000-4000-8000-000000000001", [("user", "the auth bug")]),
+    )
+    assert len(_update()) == 1
+    conn = sqlite3.connect(stores / "cache" / "search.sqlite3")
+    try:
+        assert conn.execute("SELECT count(*) FROM dictionary").fetchone() == (0,)
+    finally:
+        conn.close()
+    assert [m.session.meta_id for m in find("auth bug")] == ["dddddddd-0000-4000-8000-000000000001"]
+
+
+def test_a_scan_limit_bounds_short_patterns_to_the_newest_sessions(stores: Path) -> None:
+    """The picker's bound: a pattern the trigram index cannot narrow looks only at the newest
+    sessions, and ranks exactly within them."""
+    from txcript.search import search
+
+    root = stores / "claude"
+    for n, text in enumerate(["an ab here", "ab", "xy", "a b", "zz ab"]):
+        save_claude(
+            root, transcript(f"eeeeeeee-0000-4000-8000-0000000000{n:02d}", [("user", text)], day=n)
+        )
+    index = open_index()
+    try:
+        sessions = indexed_sessions(index)  # newest first: 04, 03, 02, 01, 00
+        assert [m.session.meta_id[-2:] for m in search(index, sessions, "ab")] == [
+            "04",
+            "01",
+            "00",
+            "03",
+        ]
+        assert [m.session.meta_id[-2:] for m in search(index, sessions, "ab", scan_limit=3)] == [
+            "04",
+            "03",
+        ]
+    finally:
+        index.close()

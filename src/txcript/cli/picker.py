@@ -26,6 +26,11 @@ from prompt_toolkit.styles import Style
 from txcript.harnesses.base import Discovered
 from txcript.shared.text import scrub
 
+#: What the trigram index cannot narrow (a pattern under three characters, the last-resort scan
+#: for gapped matches) is searched in the newest this many sessions only, so every keystroke
+#: stays quick; ``txcript query PATTERN`` searches them all.
+SCAN_LIMIT = 300
+
 _STYLE = Style.from_dict(
     {"dim": "#888888", "selected": "underline", "match": "bold #ff5555", "prompt": "bold"}
 )
@@ -55,6 +60,7 @@ class _Picker:
                 origins=self.origins,
                 limit=visible,
                 hits_per_session=visible,
+                scan_limit=SCAN_LIMIT,
             )
             hits = [(m.session, h, m.score, rank) for rank, m in enumerate(matches) for h in m.hits]
             hits.sort(key=lambda item: (-item[1].score, item[3]))

@@ -1,22 +1,27 @@
 """A session's lines as the index keeps them: a *part* (what was said, or tool output).
 
-A part is one MessagePack document: the line runs ``(origin, message, block, count)``, the
-lines joined by ``\\n`` (a line never holds one: lines come from ``str.splitlines``), and whether
-folding the text is only lower-casing it (no diacritics to remove), which lets a query fold it
-with ``str.lower`` alone instead of mapping every character.
+A packed part is a little-endian ``u32`` header length, the header (MessagePack: the line runs
+``(origin, message, block, count)``, and two flags) and then the lines themselves, joined by
+``\\n`` (a line never holds one: lines come from ``str.splitlines``), as UTF-8 (lone surrogates
+that a lossless decode left are kept with ``surrogatepass``).
 
-Decoded, a part answers a query's questions on the joined text first (does the folded text hold
-a needle at all, and where) and only then looks at single lines, so a part that cannot match
-costs a decompression, a lower-casing and a substring search, all in C.
+The flags say how far folding (:func:`.pattern.fold`: lower case, diacritics removed) can be
+done cheaply: ``lower_folds`` when folding the text is only lower-casing it, and ``bytes_fold``
+when it is even only lower-casing the ASCII letters of the UTF-8 bytes (no non-ASCII letter
+changes: true of most text). A query then asks its first question — does the folded text hold
+a needle at all, and where — of ``bytes.lower()`` of the stored bytes, all in C, without
+decoding the text; only a part that holds the needle is decoded and split into lines.
 """
 
 from __future__ import annotations
 
+import struct
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
+from typing import AnyStr
 
 import msgspec
 
@@ -25,9 +30,15 @@ from txcript.search.pattern import fold_lines
 
 ORIGIN_CODE = {name: code for code, name in enumerate(ORIGINS)}
 Run = tuple[int, int | None, int, int]
+Header = tuple[list[Run], bool, bool]
 
 _encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(tuple[list[Run], str, bool]).decode
+_decode = msgspec.msgpack.Decoder(Header).decode
+_LENGTH = struct.Struct("<I")
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +50,20 @@ class StoredLine:
     text: str
 
 
-def pack(lines: Sequence[Line]) -> bytes:
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """A part ready to store: its bytes, and what the trigram index holds for it."""
+
+    data: bytes
+    trigram_text: str
+
+
+def trigram_text(folded_joined: str) -> str:
+    """What the trigram index holds for a part: its distinct folded lines."""
+    return "\n".join(dict.fromkeys(folded_joined.split("\n")))
+
+
+def pack(lines: Sequence[Line]) -> Packed:
     runs: list[list[int | None]] = []
     last: tuple[int, int | None, int] | None = None
     for line in lines:
@@ -50,21 +74,38 @@ def pack(lines: Sequence[Line]) -> bytes:
             runs.append([*key, 1])
             last = key
     joined = "\n".join(line.text for line in lines)
-    lowered = joined.lower()
-    # Whether folding is only lower-casing here: then a query folds the part with str.lower
-    # alone (fast) instead of mapping each character (slow for any non-ASCII text).
-    return _encode((runs, joined, fold_lines(joined) == lowered))
+    raw = _utf8(joined)
+    folded = fold_lines(joined)
+    lower_folds = folded == joined.lower()
+    bytes_fold = lower_folds and _utf8(folded) == raw.lower()
+    header = _encode((runs, lower_folds, bytes_fold))
+    return Packed(_LENGTH.pack(len(header)) + header + raw, trigram_text(folded))
 
 
 class Part:
-    """One decoded part of a session. Every view (lines, folded text, offsets) is built on
+    """One decoded part of a session. Every view (bytes, text, lines, offsets) is built on
     first use."""
 
     def __init__(self, doc: int, packed: bytes) -> None:
         self.doc = doc
-        self.runs, self.joined, self._lower_folds = _decode(packed)
+        (length,) = _LENGTH.unpack_from(packed)
+        start = _LENGTH.size
+        header: Header = _decode(packed[start : start + length])
+        self.runs: list[Run] = header[0]
+        self._lower_folds, self.bytes_fold = header[1], header[2]
+        self.raw = packed[start + length :]
 
     # -- whole-text views --------------------------------------------------------------------
+    @cached_property
+    def lowered_raw(self) -> bytes:
+        """The stored bytes with ASCII letters lower-cased: the folded text's UTF-8 when
+        :attr:`bytes_fold`."""
+        return self.raw.lower()
+
+    @cached_property
+    def joined(self) -> str:
+        return self.raw.decode("utf-8", "surrogatepass")
+
     @cached_property
     def folded_joined(self) -> str:
         """The joined text folded line by line as :func:`.pattern.fold` folds a line (same
@@ -74,6 +115,12 @@ class Part:
     @cached_property
     def lowered_joined(self) -> str:
         return self.joined.lower()
+
+    def holds_lowered(self, needle: str) -> bool:
+        """Whether the lower-cased text holds ``needle`` (lower case already)."""
+        if self.bytes_fold:
+            return _utf8(needle) in self.lowered_raw
+        return needle in self.lowered_joined
 
     # -- line views --------------------------------------------------------------------------
     @cached_property
@@ -113,18 +160,33 @@ class Part:
 
     def lines_holding(self, needles: Sequence[str]) -> list[int]:
         """Lines whose folded text holds every needle (folded, non-empty), in order."""
+        if not self.runs:
+            return []
+        if self.bytes_fold:
+            return _lines_holding(self.lowered_raw, [_utf8(n) for n in needles], b"\n")
         text = self.folded_joined
         if not all(needle in text for needle in needles):
             return []
-        first, *rest = sorted(needles, key=len, reverse=True)
-        starts = self._starts
-        found: list[int] = []
-        at = text.find(first)
-        while at >= 0:
-            line = bisect_right(starts, at) - 1
-            start = starts[line]
-            end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
-            if all(text.find(needle, start, end) >= 0 for needle in rest):
-                found.append(line)
-            at = text.find(first, end)
-        return found
+        return _lines_holding(text, list(needles), "\n")
+
+
+def _lines_holding(text: AnyStr, needles: list[AnyStr], newline: AnyStr) -> list[int]:
+    """Numbers of the ``newline``-separated lines of ``text`` holding every needle."""
+    if not all(needle in text for needle in needles):
+        return []
+    ordered = sorted(needles, key=len, reverse=True)
+    first, rest = ordered[0], ordered[1:]
+    found: list[int] = []
+    line, counted = 0, 0
+    at = text.find(first)
+    while at >= 0:
+        line += text.count(newline, counted, at)
+        start = text.rfind(newline, 0, at) + 1
+        end = text.find(newline, at)
+        if end < 0:
+            end = len(text)
+        counted = end
+        if all(text.find(needle, start, end) >= 0 for needle in rest):
+            found.append(line)
+        at = text.find(first, end)
+    return found

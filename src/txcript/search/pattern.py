@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,7 +54,15 @@ def fold_lines(text: str) -> str:
         return "\n".join(fold(line) for line in text.split("\n"))
     if lowered.isascii():
         return lowered
-    return lowered.translate({ord(ch): _base(ch) for ch in set(lowered) if not ch.isascii()})
+    # Only the non-ASCII runs go through Python (str.translate looks up every character).
+    return _NON_ASCII.sub(_fold_run, lowered)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _fold_run(found: re.Match[str]) -> str:
+    return "".join([_base(ch) for ch in found.group()])
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,8 +103,10 @@ class _Lines:
                     needle
                 ):
                     return []
-            elif pattern.case_form(atom.text) not in (
-                part.joined if exact else part.lowered_joined
+            elif not (
+                pattern.case_form(atom.text) in part.joined
+                if exact
+                else part.holds_lowered(pattern.case_form(atom.text))
             ):
                 return []
         if not pattern.positive:
@@ -182,8 +184,13 @@ def search(
     origins: frozenset[str] = DEFAULT_ORIGINS,
     limit: int = 20,
     hits_per_session: int = 3,
+    scan_limit: int | None = None,
 ) -> list[SessionMatch]:
-    """The best ``limit`` sessions of ``sessions`` (newest first) for ``pattern_text``."""
+    """The best ``limit`` sessions of ``sessions`` (newest first) for ``pattern_text``.
+
+    ``scan_limit`` bounds the work the trigram index cannot narrow (a needle shorter than three
+    characters, and the final scan) to the newest ``scan_limit`` sessions: for the picker,
+    which searches as the user types. The answer is exact within those sessions."""
     pattern = Pattern(pattern_text)
     if pattern.empty:
         return [SessionMatch(s, 0, ()) for s in sessions[:limit]]
@@ -199,21 +206,24 @@ def search(
     best: dict[int, int] = {}
     settled: dict[int, tuple[Hit, ...]] = {}
     uniform = min(len(pattern.positive) * ATOM_MAX, LITERAL_BONUS - 1)
+    newest = sorted(rank, key=rank.__getitem__)[:scan_limit]
     tiers: list[tuple[list[str], int | None]] = []
     literal = fold(pattern.literal)
-    if len(literal) >= _MIN_NEEDLE:
+    if literal:
         tiers.append(([literal], LITERAL_BONUS + uniform))
     needles = pattern.literal_needles()
-    if needles and all(len(n) >= _MIN_NEEDLE for n in needles):
+    narrowed = all(len(n) >= _MIN_NEEDLE for n in needles)
+    if needles and (narrowed or not pattern.case_sensitive):
+        # (A case-sensitive tier 2 scores every candidate in full: unnarrowed, that is the scan.)
         tiers.append((needles, None if pattern.case_sensitive else uniform))
     for needles_of_tier, tier_score in tiers:
         if len(best) >= limit:
             break
-        candidates = {
-            doc: parts
-            for doc, parts in index.candidates(needles_of_tier, lines.parts).items()
-            if doc in rank and doc not in best
-        }
+        if all(len(n) >= _MIN_NEEDLE for n in needles_of_tier):
+            found = index.candidates(needles_of_tier, lines.parts)
+        else:  # too short for trigrams: a substring test of each part, newest first
+            found = {doc: list(lines.parts) for doc in newest}
+        candidates = {doc: parts for doc, parts in found.items() if doc in rank and doc not in best}
         if tier_score is None:
             for doc, parts in candidates.items():
                 scored = lines.scored(doc, parts, needles_of_tier)
@@ -230,7 +240,7 @@ def search(
                 if len(best) >= limit:
                     break
     if len(best) < limit:
-        for doc in sorted(rank.keys() - best.keys(), key=rank.__getitem__):
+        for doc in [doc for doc in newest if doc not in best]:
             scored = lines.scored(doc, lines.parts, None)
             if scored:
                 best[doc] = scored_best(scored)

@@ -1,0 +1,44 @@
+"""A packed part answers "which lines hold these needles" exactly as a per-line test does,
+through the bytes when folding is only ASCII lower-casing, through the text otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from txcript.search.lines import Line
+from txcript.search.parts import Part, pack
+from txcript.search.pattern import fold
+
+TEXTS = {
+    "ascii": ["Fix the Auth token", "auth", "refresh TOKEN auth token", "nothing here"],
+    "punctuation": ["the “auth token” — fixed", "日本語 auth token", "emoji 🙂 auth"],
+    "diacritics": ["Café AUTH token", "naïve auth", "ÉTÉ token auth token"],
+    "surrogate": ["bad \udcff byte auth token", "auth"],
+    "length change": ["İstanbul auth token", "auth token"],
+}
+
+
+@pytest.mark.parametrize("kind", list(TEXTS))
+@pytest.mark.parametrize(
+    "needles", [["auth token"], ["auth", "token"], ["token"], ["zzz"], ["auth", "cafe"]]
+)
+def test_lines_holding_matches_a_per_line_test(kind: str, needles: list[str]) -> None:
+    texts = TEXTS[kind]
+    lines = [Line("user", text, n, 0) for n, text in enumerate(texts)]
+    part = Part(7, pack(lines).data)
+    expected = [
+        n for n, text in enumerate(texts) if all(needle in fold(text) for needle in needles)
+    ]
+    assert part.lines_holding(needles) == expected
+    assert part.texts == texts
+    assert [part.holds_lowered(needle) for needle in needles] == [
+        needle in "\n".join(texts).lower() for needle in needles
+    ]
+
+
+def test_only_text_whose_folding_is_ascii_lower_casing_is_searched_as_bytes() -> None:
+    def flag(text: str) -> bool:
+        return Part(0, pack([Line("user", text, 0, 0)]).data).bytes_fold
+
+    assert flag("plain ASCII") and flag("quotes “ ” — and 日本語 and 🙂")
+    assert not flag("Café") and not flag("ÄRGER") and not flag("İstanbul")
