@@ -42,3 +42,17 @@ def test_only_text_whose_folding_is_ascii_lower_casing_is_searched_as_bytes() ->
 
     assert flag("plain ASCII") and flag("quotes “ ” — and 日本語 and 🙂")
     assert not flag("Café") and not flag("ÄRGER") and not flag("İstanbul")
+
+
+@pytest.mark.parametrize("kind", ["exact", "prefix", "suffix", "line"])
+@pytest.mark.parametrize("needle", ["auth", "token", "auth token", "x"])
+def test_lines_where_matches_a_per_line_test_of_the_atom(kind: str, needle: str) -> None:
+    from txcript.search.pattern import Atom, holds
+
+    texts = ["Auth token", "the auth token", "token", "AUTH", "auth", "“auth” x", "x"]
+    part = Part(1, pack([Line("user", text, n, 0) for n, text in enumerate(texts)]).data)
+    atom = Atom(kind, needle)
+    expected = [n for n, text in enumerate(texts) if holds(atom, text.lower(), needle)]
+    assert part.lines_where(needle, kind) == expected
+    folded = Part(1, pack([Line("user", "Café auth", 0, 0)]).data)
+    assert folded.lines_where(needle, kind) is None  # not searched as bytes

@@ -169,6 +169,35 @@ class Part:
             return []
         return _lines_holding(text, list(needles), "\n")
 
+    def lines_where(self, needle: str, kind: str) -> list[int] | None:
+        """Lines whose lower-cased text holds ``needle`` (lower case) as an ``exact``
+        substring, a ``prefix``, a ``suffix`` or the whole ``line``, found on the bytes; None
+        when the part is not searched as bytes (see :attr:`bytes_fold`)."""
+        if not self.bytes_fold:
+            return None
+        if not self.runs:
+            return []
+        text, wanted = self.lowered_raw, _utf8(needle)
+        found: list[int] = []
+        line, counted = 0, 0
+        at = text.find(wanted)
+        while at >= 0:
+            line += text.count(b"\n", counted, at)
+            start = text.rfind(b"\n", 0, at) + 1
+            end = text.find(b"\n", at)
+            if end < 0:
+                end = len(text)
+            counted = end
+            if (
+                kind == "exact"
+                or (kind == "prefix" and text.startswith(wanted, start, end))
+                or (kind == "suffix" and text.endswith(wanted, start, end))
+                or (kind == "line" and end - start == len(wanted))
+            ):
+                found.append(line)
+            at = text.find(wanted, end)
+        return found
+
 
 def _lines_holding(text: AnyStr, needles: list[AnyStr], newline: AnyStr) -> list[int]:
     """Numbers of the ``newline``-separated lines of ``text`` holding every needle."""

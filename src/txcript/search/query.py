@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import AnyStr
 
 from rapidfuzz import process
 from rapidfuzz.distance import LCSseq
@@ -96,12 +97,16 @@ class _Lines:
         selective atom (an exact one when there is one, else the first fuzzy one)."""
         pattern = self.pattern
         exact = pattern.case_sensitive
-        for atom in pattern.positive:
+        for atom in sorted(pattern.positive, key=lambda a: a.kind == "fuzzy"):  # cheap first
             if atom.kind == "fuzzy":
                 needle = pattern.fuzzy_form(atom.text)
-                if LCSseq.similarity(needle, part.joined if exact else part.folded_joined) < len(
-                    needle
-                ):
+                if exact:
+                    held = _subsequence(needle, part.joined)
+                elif part.bytes_fold:  # (a superset for non-ASCII needles: a pre-test only)
+                    held = _subsequence(needle.encode("utf-8", "surrogatepass"), part.lowered_raw)
+                else:
+                    held = _subsequence(needle, part.folded_joined)
+                if not held:
                     return []
             elif not (
                 pattern.case_form(atom.text) in part.joined
@@ -123,6 +128,10 @@ class _Lines:
             )
             return self._wanted(part, sorted(n for _, _, n in found))
         needle = pattern.case_form(anchor.text)
+        if not exact:
+            where = part.lines_where(needle, anchor.kind)
+            if where is not None:
+                return self._wanted(part, where)
         texts = part.texts if exact else part.lowered
         return self._wanted(
             part, (n for n, text in enumerate(texts) if holds(anchor, text, needle))
@@ -163,6 +172,16 @@ class _Lines:
                         break
         out.sort(key=lambda item: item[1])
         return out[:wanted]
+
+
+def _subsequence(needle: AnyStr, text: AnyStr) -> bool:
+    """Whether ``needle`` occurs in ``text`` as a subsequence (one ``find`` per character)."""
+    at = 0
+    for position in range(len(needle)):
+        at = text.find(needle[position : position + 1], at) + 1
+        if not at:
+            return False
+    return True
 
 
 def _top(scored: list[Scored], keep: int) -> tuple[int, tuple[Hit, ...]]:
