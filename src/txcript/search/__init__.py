@@ -79,13 +79,13 @@ def _listed(
     A store whose change token is the one its listing was kept under has not been written
     since, so that listing is used instead of discovering the store again (for Cursor, a
     query of every session's header and composerData)."""
-    from txcript.sessions import _chosen, _discover
+    from txcript.sessions import _chosen, _discover, _existing_store
 
     explicit = bool(harness_names)
     every: list[Discovered] = []
     listed: dict[str, Token] = {}
     for harness in _chosen(harness_names):
-        store = harness.store()
+        store = _existing_store(harness)  # (a store with no root is not even imported)
         if store is None:
             continue
         token = store_token(store)
