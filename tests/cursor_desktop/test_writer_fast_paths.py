@@ -1,7 +1,6 @@
 """The writer's fast paths give exactly what the slow, obvious code gives.
 
-``tools.compact`` (tool inputs and results) is ``dumps_compact`` written by msgspec where that
-is the same text, and ``write.bubble_id`` is ``uuid5(NAMESPACE, "<cid>:<i>:<j>")`` without a
+``write.bubble_id`` is ``uuid5(NAMESPACE, "<cid>:<i>:<j>")`` without a
 ``uuid.UUID`` per bubble; the sidebar membership map is parsed by one match per member where
 it can be, with the same entries as the general parser.
 """
@@ -9,44 +8,13 @@ it can be, with the same entries as the general parser.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from txcript.harnesses.cursor_desktop import sidebar, tools, write
+from txcript.harnesses.cursor_desktop import sidebar, write
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.shared.ids import uuid5
-from txcript.shared.jsonutil import dumps_compact
-
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text()  # lone surrogates included: msgspec refuses them, the json module writes them
-)
-documents: st.SearchStrategy[Any] = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.tuples(inner, inner)
-        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    ),
-    max_leaves=20,
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(documents)
-def test_compact_is_dumps_compact(value: Any) -> None:
-    assert tools.compact(value) == dumps_compact(value)
-
-
-def test_compact_of_floats_and_odd_keys_takes_the_json_modules_spelling() -> None:
-    for value in ({"n": 1e16}, [float("nan")], {1: "a", 2: "b"}, {"big": 2**80}, "\ud800"):
-        assert tools.compact(value) == dumps_compact(value)
-    assert tools.compact({"n": 1e16}) == '{"n":1e+16}'
 
 
 @settings(max_examples=300, deadline=None)

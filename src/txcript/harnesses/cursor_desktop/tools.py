@@ -28,8 +28,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
-
 from txcript.harnesses.cursor_desktop.vocabulary import tool_number, vocabulary
 from txcript.model import Bash, Raw, Read, Tool, render_tool, type_tool
 from txcript.shared.jsonutil import INVALID, dumps_compact, is_uint, try_loads
@@ -259,40 +257,6 @@ def read_outcome(tool_former: dict[str, Any]) -> tuple[Any, bool] | None:
 
 # --------------------------------------------------------------------------------- writing
 
-_sorted_encoder = msgspec.json.Encoder(order="sorted")
-_PLAIN = (str, int, bool, type(None))
-
-
-def _msgspec_writes_it_alike(value: Any) -> bool:
-    """Whether msgspec encodes ``value`` exactly as ``dumps_compact`` does: only dicts with str
-    keys, lists, tuples, strings, integers, booleans and null. A float (``1e+16`` / ``1e16``,
-    ``NaN``) or any other type takes the json module's path."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            for key in item:
-                if type(key) is not str:
-                    return False
-            stack.extend(item.values())
-        elif kind is list or kind is tuple:
-            stack.extend(item)
-        elif kind not in _PLAIN:
-            return False
-    return True
-
-
-def compact(value: Any) -> str:
-    """``dumps_compact(value)``, written by msgspec where that gives the same text (thousands of
-    tool inputs per large session; the json module builds an encoder per call)."""
-    if _msgspec_writes_it_alike(value):
-        try:
-            return _sorted_encoder.encode(value).decode()
-        except (UnicodeEncodeError, OverflowError, TypeError):
-            pass  # a lone surrogate or an integer beyond 64 bits
-    return dumps_compact(value)
-
 
 def write_call(tool: Tool) -> tuple[str, str, int | None]:
     """``(name, params JSON text, tool number or None)`` of a Common tool, as the app stores it."""
@@ -301,7 +265,7 @@ def write_call(tool: Tool) -> tuple[str, str, int | None]:
         if tool.timeout_ms is not None:
             params["options"] = {"timeout": tool.timeout_ms}
         name = vocabulary()["native_names"]["Bash"]
-        return name, compact(params), tool_number(name)
+        return name, dumps_compact(params), tool_number(name)
     if isinstance(tool, Read):
         params = {"targetFile": tool.file_path}
         if tool.offset is not None:
@@ -309,11 +273,11 @@ def write_call(tool: Tool) -> tuple[str, str, int | None]:
         if tool.limit is not None:
             params["limit"] = tool.limit
         name = vocabulary()["native_names"]["Read"]
-        return name, compact(params), tool_number(name)
+        return name, dumps_compact(params), tool_number(name)
     name, tool_input = render_tool(tool)
-    return name, compact(tool_input), tool_number(name)
+    return name, dumps_compact(tool_input), tool_number(name)
 
 
 def write_result(content: Any) -> str:
     """A Common result as the stored string: text verbatim, JSON compact with sorted keys."""
-    return content if isinstance(content, str) else compact(content)
+    return content if isinstance(content, str) else dumps_compact(content)
