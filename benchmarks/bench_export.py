@@ -17,7 +17,8 @@ cores):
   time — the least any export of these rows must do. It imports nothing of txcript (the aux-row
   statement, txcript's own, is passed as an argument), and it also times itself after its
   imports: the floor of the *in process* figures;
-* *floor: interpreter*: ``python -c pass``.
+* *floor: interpreter*: ``python -c pass``;
+* ``view <id>`` of the same session, against the same floor.
 
 ``PYTHONDONTWRITEBYTECODE`` is removed from the children's environment: an installed txcript
 runs from compiled bytecode, and recompiling every module on each run is no cost of an export.
@@ -160,6 +161,9 @@ def main() -> int:
             AUX_ROWS_SQL,
         ],
     }
+    commands["view (whole text, into a file)"] = [
+        *python, "-m", "txcript", "view", cid, "--from", "cursor_desktop"
+    ]  # fmt: skip
     for export_format in args.formats.split(","):
         export = ["export", cid, "--from", "cursor_desktop", "--format", export_format]
         commands[f"export --format {export_format}"] = [*python, "-m", "txcript", *export]
