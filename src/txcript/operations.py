@@ -98,6 +98,15 @@ def view_session(reference: str, from_harness: str | None = None) -> str:
     return view.render(opened.transcript, opened.span())
 
 
+def view_chunks(reference: str, from_harness: str | None = None) -> Iterator[str]:
+    """:func:`view_session`'s text in pieces, to write as they come. Resolving, reading and
+    the range (everything that can refuse) happen before this returns."""
+    opened = open_reference(reference, from_harness)
+    from txcript.render import view
+
+    return view.iter_render(opened.transcript, opened.span())
+
+
 def export_session(
     reference: str,
     from_harness: str | None = None,

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import RunCli
+from strategies import transcripts
 from txcript import model as m
 from txcript.fragment import Span
+from txcript.model import to_json
+from txcript.render import view
 from txcript.render.view import render
 
 T = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -116,3 +124,32 @@ def test_labels_for_every_block_kind() -> None:
 def test_an_empty_session_prints_only_the_header() -> None:
     empty = m.Transcript(meta=m.Meta(id="", timestamp=T))
     assert render(empty) == "[session]\nid=\nstarted=2026-01-02T03:04:05+00:00\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(transcripts, st.sampled_from([1, 50, 1 << 18]))
+def test_the_pieces_are_the_whole_text_at_any_size(
+    transcript: m.Transcript, piece_chars: int
+) -> None:
+    """A piece per message, a few messages per piece, or one piece: the same text."""
+    whole = render(transcript)
+    saved = view._PIECE_CHARS
+    view._PIECE_CHARS = piece_chars
+    try:
+        pieces = list(view.iter_render(transcript))
+    finally:
+        view._PIECE_CHARS = saved
+    assert "".join(pieces) == whole
+    if piece_chars == 1 and sum(bool(message.content) for message in transcript.messages) > 1:
+        assert len(pieces) > 1  # the text really was cut
+
+
+def test_view_in_a_pipe_prints_exactly_the_library_text(run_cli: RunCli, tmp_path: Path) -> None:
+    """The CLI writes the text a piece at a time; the bytes are view_session's."""
+    from txcript.operations import view_session
+
+    path = tmp_path / "session.json"
+    path.write_text(to_json(WORKED, indent=2))
+    result = run_cli("view", str(path))
+    assert result.code == 0
+    assert result.stdout == view_session(str(path))

@@ -130,14 +130,16 @@ def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
       txcript view "Fix the parser#5-12" --from claude_code
       txcript view ./session.json --no-pager
     """
-    from txcript.operations import view_session
+    from txcript.operations import view_chunks
 
-    text = view_session(ref, from_)
+    chunks = view_chunks(ref, from_)
     stdout = sys.stdout
     if not is_terminal(stdout):
-        write_output(text, None)
+        for chunk in chunks:  # exactly the text, never whole in memory
+            stdout.write(chunk)
+        stdout.flush()
         return
-    show_long(scrub_block(text), pager=not no_pager)
+    show_long(scrub_block("".join(chunks)), pager=not no_pager)
 
 
 @click.command("export", cls=RefCommand)

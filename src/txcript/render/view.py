@@ -7,6 +7,8 @@ in order of first appearance.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from txcript.fragment import Span
 from txcript.model import (
     Artifact,
@@ -66,6 +68,16 @@ def _section(block: Block, message: Message, number: _ToolNumbers) -> tuple[str,
 
 def render(transcript: Transcript, span: Span | None = None) -> str:
     """Render ``transcript`` (or the messages in ``span``) with ``── #N ──`` rules."""
+    return "".join(iter_render(transcript, span))
+
+
+#: How many characters :func:`iter_render` gathers before it hands them on.
+_PIECE_CHARS = 1 << 18
+
+
+def iter_render(transcript: Transcript, span: Span | None = None) -> Iterator[str]:
+    """:func:`render`'s text in pieces of about :data:`_PIECE_CHARS` characters, so a long
+    session's text never exists whole."""
     meta = transcript.meta
     total = len(transcript.messages)
     span = span or Span(0, total)
@@ -85,6 +97,7 @@ def render(transcript: Transcript, span: Span | None = None) -> str:
     if (span.start, span.end) != (0, total):
         parts.append(f"fragment={span.label()}\nof={total}\n")
     chunks = ["".join(parts)]
+    size = 0
     number = _ToolNumbers()
     for index in range(span.start, min(span.end, total)):
         message = transcript.messages[index]
@@ -96,5 +109,10 @@ def render(transcript: Transcript, span: Span | None = None) -> str:
             if not text.endswith("\n"):
                 piece += "\n"
             chunks.append(piece)
+            size += len(piece)
             ends_blank = piece.endswith("\n\n")
-    return "".join(chunks)
+        if size >= _PIECE_CHARS:
+            yield "".join(chunks)
+            chunks, size = [], 0
+    if chunks:
+        yield "".join(chunks)
