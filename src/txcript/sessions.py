@@ -83,6 +83,41 @@ def _existing_store(harness: Harness[Any]) -> Any:
     return harness.store(root)
 
 
+_encode_listing = msgspec.json.Encoder().encode
+_decode_listing = msgspec.json.Decoder(list[Discovered]).decode
+
+
+def _listing(harness: Harness[Any], store: Any, *, with_model: bool) -> list[Discovered]:
+    """The store's listing: the one kept in the metadata cache while the store's change token
+    stands (nothing in it was written since), else a discovery, kept for the next run unless it
+    warned (a warning must be given again, so such a listing is made afresh each time)."""
+    from txcript.harnesses.base import change_token
+    from txcript.shared.cache import metadata_cache
+
+    listing = store.discover
+    if not with_model:
+        listing = getattr(store, "discover_titles", listing)
+    token = change_token(store)
+    if not token:
+        return list(listing())
+    cache = metadata_cache()
+    scope = f"{harness.id}:{'model' if with_model else 'titles'}:{getattr(store, 'root', '')}"
+    held = cache.held_listing(scope, token)
+    if held is not None:
+        try:
+            return _decode_listing(held)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass  # a damaged entry: list afresh and replace it
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        found = list(listing())
+    for message in said:
+        warnings.warn_explicit(message.message, message.category, message.filename, message.lineno)
+    if not said:
+        cache.hold_listing(scope, token, _encode_listing(found))
+    return found
+
+
 def _discover(
     chosen: Sequence[Harness[Any]],
     *,
@@ -100,9 +135,8 @@ def _discover(
         store = _existing_store(harness)
         if store is None:
             continue
-        listing = store.discover if with_model else getattr(store, "discover_titles", None)
         try:
-            found.extend(store.discover() if listing is None else listing())
+            found.extend(_listing(harness, store, with_model=with_model))
         except TxcriptError as exc:
             if explicit:
                 raise

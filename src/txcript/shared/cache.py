@@ -13,7 +13,9 @@ and never matches, so such sessions are always read afresh. The search index key
 lines on it; the metadata cache (:class:`MetadataCache`) keys a session's listing fields on the
 part of it the listing depends on: the same ``"<mtime ns>:<size>"`` for a file store, and for
 Cursor desktop the composerData cell's identity (rowid, the header's ``lastUpdatedAt``, byte
-length) rather than its bubbles, which a listing never reads.
+length) rather than its bubbles, which a listing never reads. A store with a *change token*
+(``Store.change_token``: one value that moves whenever any of its sessions may have changed) also
+has its whole listing kept under that token, so an untouched store is listed without being read.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def memory_cache(format_version: str, schema: str) -> sqlite3.Connection:
 
 # ------------------------------------------------------------------------------ listing metadata
 
-METADATA_FORMAT = "metadata-1"
+METADATA_FORMAT = "metadata-2"
 METADATA_SCHEMA = """
 CREATE TABLE listing(
   store TEXT NOT NULL,
@@ -113,7 +115,12 @@ CREATE TABLE listing(
   key TEXT NOT NULL,
   fields BLOB NOT NULL,
   PRIMARY KEY(store, reference)
-) WITHOUT ROWID
+) WITHOUT ROWID;
+CREATE TABLE held(
+  store TEXT PRIMARY KEY,
+  token TEXT NOT NULL,
+  listing BLOB NOT NULL
+)
 """
 
 
@@ -166,6 +173,32 @@ class MetadataCache:
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def held_listing(self, store: str, token: str) -> bytes | None:
+        """The whole listing of ``store`` kept under change token ``token``; None when none is
+        kept, or it was kept under another token (the store may have been written since)."""
+        if not token:
+            return None
+        try:
+            row = self.conn.execute(
+                "SELECT listing FROM held WHERE store = ? AND token = ?", (store, token)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return None
+        return None if row is None or not isinstance(row[0], bytes) else row[0]
+
+    def hold_listing(self, store: str, token: str, listing: bytes) -> None:
+        """Keep ``store``'s whole listing under the change token taken before it was made (a
+        write during the listing moves the token, so the kept listing is never trusted)."""
+        if not token or not self.persistent:
+            return
+        try:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO held VALUES (?, ?, ?)", (store, token, listing)
+            )
         except sqlite3.Error as exc:
             self._fail(exc)
 
