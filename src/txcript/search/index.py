@@ -31,11 +31,11 @@ once per part, not once per line).
 
 from __future__ import annotations
 
-import bz2
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import msgspec
 import zstandard
@@ -140,6 +140,13 @@ _TRAIN_SESSIONS = 256
 _TRAIN_BYTES = 4 << 20
 _DICTIONARY_BYTES = 112 << 10
 _SAID_LEVEL = 9
+
+
+def _bz2() -> ModuleType:
+    """bz2, imported on first use: only tool output needs it, and a default query reads none."""
+    import bz2
+
+    return bz2
 
 
 def _train(samples: list[bytes]) -> zstandard.ZstdCompressionDict | None:
@@ -409,7 +416,7 @@ class Index:
                 (
                     doc,
                     None if said is None else compress(said.data),
-                    None if output is None else bz2.compress(output.data, 9),
+                    None if output is None else _bz2().compress(output.data, 9),
                 ),
             )
             for part, packed in ((SAID, said), (OUTPUT, output)):
@@ -465,7 +472,7 @@ class Index:
         if row is None or row[0] is None:
             return None
         try:
-            data = self._decompress_said(row[0]) if part == SAID else bz2.decompress(row[0])
+            data = self._decompress_said(row[0]) if part == SAID else _bz2().decompress(row[0])
             return Part(doc, data)
         except (zstandard.ZstdError, OSError, ValueError, msgspec.DecodeError) as exc:
             # Damage met this late is a corrupt cache: the caller degrades on DatabaseError.

@@ -19,9 +19,6 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz
-from rapidfuzz.distance import LCSseq
-
 LITERAL_BONUS = 1 << 16
 ATOM_MAX = 10_000
 #: Fuzzy scores of all atoms together stay below the literal bonus.
@@ -201,11 +198,15 @@ def _plain(atom: Atom, line: str, needle: str) -> tuple[int, list[tuple[int, int
 
 
 def _fuzzy(needle: str, line: str) -> tuple[int, list[tuple[int, int]]] | None:
+    at = line.find(needle)
+    if at >= 0:  # contiguous: the maximum, without aligning anything
+        return ATOM_MAX, [(at, at + len(needle))]
+    # Imported here: a query whose lines hold its atoms as written never needs rapidfuzz.
+    from rapidfuzz import fuzz
+    from rapidfuzz.distance import LCSseq
+
     if len(needle) > len(line) or LCSseq.similarity(needle, line) < len(needle):
         return None
-    at = line.find(needle)
-    if at >= 0:
-        return ATOM_MAX, [(at, at + len(needle))]
     aligned = fuzz.partial_ratio_alignment(needle, line)
     score = int(aligned.score * (ATOM_MAX - 1) / 100) if aligned else 0
     return score, _subsequence_spans(needle, line)

@@ -30,9 +30,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import AnyStr
 
-from rapidfuzz import process
-from rapidfuzz.distance import LCSseq
-
 from txcript.harnesses.base import Discovered
 from txcript.search.index import Index, parts_for, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
@@ -118,6 +115,9 @@ class _Lines:
             return self._wanted(part, range(len(part.texts)))
         anchor = next((a for a in pattern.positive if a.kind != "fuzzy"), pattern.positive[0])
         if anchor.kind == "fuzzy":
+            from rapidfuzz import process
+            from rapidfuzz.distance import LCSseq
+
             needle = pattern.fuzzy_form(anchor.text)
             found = process.extract(
                 needle,
