@@ -3,19 +3,40 @@ the same error) by direct lookup as by a full discovery, and ids skip the full d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from txcript import sessions
+from txcript import harnesses, sessions
+from txcript import model as m
 from txcript.errors import BadInput
 from txcript.fragment import split_fragment
 from txcript.harnesses.base import Discovered
 from txcript.shared.text import scrub
 
 Answer = tuple[Discovered, object] | str
+T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+
+
+def save_sessions(rows: Iterable[tuple[str, str, str, int]]) -> None:
+    """Save each ``(harness, id, title, minutes after T0)`` as a two-message session into that
+    harness's store (as found from the environment)."""
+    for harness_id, session_id, title, minutes in rows:
+        harness = harnesses.get(harness_id)
+        store = harness.store()
+        assert store is not None
+        at = T0 + timedelta(minutes=minutes)
+        transcript = m.Transcript(
+            meta=m.Meta(id=session_id, timestamp=at, cwd="/repo", title=title),
+            messages=(
+                m.Message(role="user", content=(m.Text(text="hello"),), timestamp=at),
+                m.Message(role="assistant", content=(m.Text(text="hi"),), timestamp=at),
+            ),
+        )
+        store.save(harness.from_common(transcript))
 
 
 def by_discovery(reference: str, scope: str | None = None) -> Answer:

@@ -4,46 +4,29 @@ error."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from lookup_checks import assert_same_answers, by_resolve
-from txcript import harnesses
-from txcript import model as m
+from lookup_checks import assert_same_answers, by_resolve, save_sessions
 from txcript.harnesses.claude_code.store import ClaudeCodeStore
 from txcript.harnesses.codex.store import CodexStore
 
 SHARED = "5a5a5a5a-0000-4000-8000-000000000001"
 CLAUDE_ONLY = "5a5a0000-1111-4000-8000-000000000002"
-T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
-
-
-def transcript(session_id: str, title: str, minutes: int) -> m.Transcript:
-    at = T0 + timedelta(minutes=minutes)
-    return m.Transcript(
-        meta=m.Meta(id=session_id, timestamp=at, cwd="/repo", title=title),
-        messages=(
-            m.Message(role="user", content=(m.Text(text="hello"),), timestamp=at),
-            m.Message(role="assistant", content=(m.Text(text="hi"),), timestamp=at),
-        ),
-    )
 
 
 @pytest.fixture
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    for harness_id, session_id, title, minutes in (
-        ("claude_code", SHARED, "older, in Claude Code", 0),
-        ("codex", SHARED, "newer, in Codex", 5),
-        ("claude_code", CLAUDE_ONLY, "only here", 1),
-    ):
-        harness = harnesses.get(harness_id)
-        store = harness.store()
-        assert store is not None
-        store.save(harness.from_common(transcript(session_id, title, minutes)))
+    save_sessions(
+        [
+            ("claude_code", SHARED, "older, in Claude Code", 0),
+            ("codex", SHARED, "newer, in Codex", 5),
+            ("claude_code", CLAUDE_ONLY, "only here", 1),
+        ]
+    )
 
 
 @pytest.mark.usefixtures("stores")

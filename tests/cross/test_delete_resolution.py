@@ -5,14 +5,12 @@ sessions share it)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from lookup_checks import counting_discoveries
-from txcript import harnesses, operations, sessions
-from txcript import model as m
+from lookup_checks import counting_discoveries, save_sessions
+from txcript import operations, sessions
 from txcript.errors import BadInput
 from txcript.harnesses.base import Discovered
 from txcript.harnesses.claude_code.store import ClaudeCodeStore
@@ -21,33 +19,19 @@ from txcript.shared.text import scrub
 
 SHARED = "6b6b6b6b-0000-4000-8000-000000000001"
 CLAUDE_ONLY = "6b6b0000-1111-4000-8000-000000000002"
-T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
-
-
-def transcript(session_id: str, title: str, minutes: int) -> m.Transcript:
-    at = T0 + timedelta(minutes=minutes)
-    return m.Transcript(
-        meta=m.Meta(id=session_id, timestamp=at, cwd="/repo", title=title),
-        messages=(
-            m.Message(role="user", content=(m.Text(text="hello"),), timestamp=at),
-            m.Message(role="assistant", content=(m.Text(text="hi"),), timestamp=at),
-        ),
-    )
 
 
 @pytest.fixture(autouse=True)
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    for harness_id, session_id, title, minutes in (
-        ("claude_code", SHARED, "twice", 0),
-        ("codex", SHARED, "twice", 5),
-        ("claude_code", CLAUDE_ONLY, "only here", 1),
-    ):
-        harness = harnesses.get(harness_id)
-        store = harness.store()
-        assert store is not None
-        store.save(harness.from_common(transcript(session_id, title, minutes)))
+    save_sessions(
+        [
+            ("claude_code", SHARED, "twice", 0),
+            ("codex", SHARED, "twice", 5),
+            ("claude_code", CLAUDE_ONLY, "only here", 1),
+        ]
+    )
 
 
 def by_discovery(reference: str, scope: str | None) -> Discovered | str:
