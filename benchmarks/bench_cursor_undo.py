@@ -149,6 +149,9 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
         "TXCRIPT_DATA_DIR": str(data),
         "CURSOR_DESKTOP_USER_DIR": str(user),
     }
+    # An installed txcript runs from compiled bytecode: without it each child would compile
+    # every module it imports again, which no user pays.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     txcript = [sys.executable, "-m", "txcript"]
     python = [sys.executable, "-c"]
     rows: dict[str, list[float]] = {}
@@ -295,6 +298,7 @@ def in_process(
     """Save and undo in one process, with the row backup's own share timed inside them."""
     log("in-process save and undo, with the backup's share …")
     env = {**os.environ, "TXCRIPT_DATA_DIR": str(data)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     root = database.parent.parent
     _, done = timed([sys.executable, "-c", IN_PROCESS, str(root), huge, str(args.rounds)], env)
     for name, values in json.loads(done.stdout).items():

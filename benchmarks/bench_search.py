@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     target = next((claude / "projects").rglob("*.jsonl"))
     cmd = [sys.executable, "-m", "txcript", "query", args.pattern, "--json"]
     full_env = dict(os.environ, **env)
+    # An installed txcript runs from compiled bytecode: without it each child would compile
+    # every module it imports again, which no user pays.
+    full_env.pop("PYTHONDONTWRITEBYTECODE", None)
     warm = []
     for n in range(args.repeat):
         with target.open("a") as handle:
