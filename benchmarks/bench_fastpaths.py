@@ -42,23 +42,14 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from bench_cursor_desktop import HEADER_QUERY  # the one header floor query, kept with its facts
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 OUT = HERE / "out" / "fastpaths.json"
 CURSOR_3K_DEFAULT = Path("/tmp/bench-cursor/User")
 CURSOR_3K_FALLBACK = DATA / "large" / "User"
 
-HEADER_QUERY = """
-SELECT h.composerId, h.workspaceId, h.createdAt, h.lastUpdatedAt, h.isArchived, h.isSubagent,
-       h.recency, h.checkpointAt, h.value
-FROM composerHeaders AS h
-WHERE EXISTS (
-    SELECT 1 FROM cursorDiskKV AS k
-    WHERE k.key >= 'bubbleId:' || h.composerId || ':'
-      AND k.key < 'bubbleId:' || h.composerId || ';'
-      AND k.value IS NOT NULL)
-ORDER BY h.recency DESC
-"""
 HEADER_FLOOR = """
 import sqlite3, sys
 from urllib.parse import quote

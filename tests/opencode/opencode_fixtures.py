@@ -569,3 +569,13 @@ def oldest_layout(root: Path) -> None:
     )
     (root / "storage").mkdir(exist_ok=True)
     (root / "storage" / "migration").write_text("1")
+
+
+def every_generation(data: Path) -> Path:
+    """An OpenCode data dir holding every generation at once: the old database, a stable-channel
+    database, the file layout and the oldest file layout."""
+    build_db(data / "opencode.db", OLD_DDL, [old_session()])
+    build_db(data / "opencode-stable.db", OLD_DDL, [], [old_session(CHANNEL_ID, "From stable")])
+    storage_layout(data)
+    oldest_layout(data)
+    return data

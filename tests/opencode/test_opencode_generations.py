@@ -114,13 +114,7 @@ OLDEST = m.Transcript(
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     data = tmp_path / "opencode"
-    f.build_db(data / "opencode.db", f.OLD_DDL, [f.old_session()])
-    f.build_db(
-        data / "opencode-stable.db", f.OLD_DDL, [], [f.old_session(f.CHANNEL_ID, "From stable")]
-    )
-    f.storage_layout(data)
-    f.oldest_layout(data)
-    return data
+    return f.every_generation(data)
 
 
 def test_every_generation_reads_to_exact_common_and_nothing_changes(root: Path) -> None:

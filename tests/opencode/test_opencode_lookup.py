@@ -14,13 +14,7 @@ from txcript.harnesses.opencode.store import OpenCodeStore
 
 
 def generations(data: Path) -> Path:
-    f.build_db(data / "opencode.db", f.OLD_DDL, [f.old_session()])
-    f.build_db(
-        data / "opencode-stable.db", f.OLD_DDL, [], [f.old_session(f.CHANNEL_ID, "From stable")]
-    )
-    f.storage_layout(data)
-    f.oldest_layout(data)
-    return data
+    return f.every_generation(data)
 
 
 def shadowed(data: Path) -> Path:
