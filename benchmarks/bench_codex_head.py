@@ -24,15 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
+from timing import median_of, run_repeated, timed
 
 SESSION_ID = "3f1c2a4e-8b7d-4e21-9a6b-0c5d2e7f9a11"
 SIZES = {"600 KB": 600_000, "6 MB": 6_000_000, "60 MB": 60_000_000}
@@ -78,21 +75,6 @@ def _rollout(root: Path, first_line_bytes: int) -> Path:
     return path
 
 
-def _median(action: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def _run(args: list[str], env: dict[str, str]) -> None:
-    done = subprocess.run(args, capture_output=True, env=env)
-    if done.returncode != 0:
-        raise SystemExit(f"{args} failed: {done.stderr.decode()}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -104,10 +86,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         (Path(scratch) / "codex" / "sessions").mkdir(parents=True)
         env = dict(os.environ, CODEX_HOME=f"{scratch}/codex", HOME=scratch)
-        empty = _median(
-            lambda: _run([sys.executable, "-m", "txcript", "list", "--from", "codex"], env),
-            options.repeat,
-        )
+        empty = median_of(
+            run_repeated(
+                [sys.executable, "-m", "txcript", "list", "--from", "codex"], env, options.repeat
+            )
+        ).wall
     rows = []
     for label, size in SIZES.items():
         with tempfile.TemporaryDirectory() as scratch:
@@ -117,26 +100,26 @@ def main() -> None:
             first = len(path.read_bytes().split(b"\n", 1)[0])
             env = dict(os.environ, CODEX_HOME=str(root), HOME=scratch)
             env["TXCRIPT_CACHE_DIR"] = f"{scratch}/cache"
-            listing = _median(
-                lambda env=env: _run(
-                    [sys.executable, "-m", "txcript", "list", "--from", "codex", "--json"], env
-                ),
-                options.repeat,
-            )
+            listing = median_of(
+                run_repeated(
+                    [sys.executable, "-m", "txcript", "list", "--from", "codex", "--json"],
+                    env,
+                    options.repeat,
+                )
+            ).wall
             floor_code = f"open({str(path)!r}, 'rb').read()"
-            floor = _median(
-                lambda code=floor_code, env=env: _run([sys.executable, "-c", code], env),
-                options.repeat,
-            )
+            floor = median_of(
+                run_repeated([sys.executable, "-c", floor_code], env, options.repeat)
+            ).wall
             store = CodexStore(root)
             found = store.discover()
             assert [d.meta_id for d in found] == [SESSION_ID], found
-            head = _median(store.discover, options.repeat)
+            head = timed(store.discover, options.repeat)
 
             def bare(path: Path = path) -> object:
                 return decode_first(path.read_bytes().split(b"\n", 1)[0])
 
-            head_floor = _median(bare, options.repeat)
+            head_floor = timed(bare, options.repeat)
             rows.append((label, first, real, listing, floor, head, head_floor))
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, repeat {options.repeat}")

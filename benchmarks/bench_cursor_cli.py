@@ -21,19 +21,16 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from timing import timed
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -117,16 +114,6 @@ def floor_load(chat: Path) -> int:
         return count
     finally:
         conn.close()
-
-
-def timed(work: Callable[[], Any], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        work()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def main() -> int:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import io
 import json
 import os
@@ -40,7 +39,6 @@ import platform
 import pstats
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +49,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from timing import Run, run_child, time_once, timed
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DEFAULT_DATA = HERE / "data" / "large"
@@ -58,8 +58,6 @@ DEFAULT_OUT = HERE / "out" / "cursor_desktop.json"
 LIST_RATIO_TARGET = 1.5
 LIST_RSS_TARGET_MB = 100.0
 LOAD_RATIO_TARGET = 2.0
-#: How often a child's peak RSS is sampled (only in the runs that sample it).
-POLL_S = 0.001
 
 #: The header rows discovery needs, newest first, restricted to composers owning a non-NULL
 #: bubble row (a key-range probe on cursorDiskKV's unique key index; facts §5).
@@ -136,56 +134,11 @@ def open_readonly(db_path: Path) -> sqlite3.Connection:
 # -- subprocess measurement ------------------------------------------------------------------
 
 
-@dataclass
-class Run:
-    wall_s: float
-    max_rss_mb: float
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-
-
 def run_measured(argv: list[str], env: dict[str, str], *, sample_rss: bool = False) -> Run:
-    """Run ``argv``; wall time from spawn to exit, and (``sample_rss``) the child's peak RSS.
-
-    The peak is the kernel's ``VmHWM`` of the child's address space, polled from
-    ``/proc/<pid>/status`` every millisecond until it exits; it is a high-water mark, so only
-    growth in the last poll interval could be missed. ``ru_maxrss`` from ``wait4`` or
-    ``RUSAGE_CHILDREN`` is not used: Linux carries the spawning process's high-water mark across
-    ``exec``, so it would report this (larger) benchmark process instead of the child. Polling
-    costs CPU on a small machine, so timed runs do not poll: callers time one run and sample
-    RSS in another.
-    """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        peak_kb = 0
-        started = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=REPO)
-        if sample_rss:
-            status_path = f"/proc/{proc.pid}/status"
-            while True:
-                peak_kb = max(peak_kb, read_hwm_kb(status_path))
-                pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
-                    break
-                time.sleep(POLL_S)
-        else:
-            _, status, _ = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Run(wall, peak_kb / 1024, proc.returncode, out.read(), err.read())
-
-
-def read_hwm_kb(status_path: str) -> int:
-    try:
-        with open(status_path, encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0  # exited (a zombie has no address space) or not readable
+    """Run ``argv`` from the repository; wall time from spawn to exit, and (``sample_rss``) the
+    child's own peak RSS, ``VmHWM`` (``ru_maxrss`` would report this larger process instead).
+    Polling costs CPU on a small machine, so callers time one run and sample RSS in another."""
+    return run_child(argv, env, cwd=REPO, sample_rss=sample_rss, check=False)
 
 
 @dataclass
@@ -196,8 +149,8 @@ class Series:
     rss: list[float] = field(default_factory=list)
 
     def add(self, timed_run: Run, sampled_run: Run) -> None:
-        self.walls.append(timed_run.wall_s)
-        self.rss.append(sampled_run.max_rss_mb)
+        self.walls.append(timed_run.wall)
+        self.rss.append(sampled_run.hwm_mib)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -344,7 +297,7 @@ def discover_in_process(user_dir: Path, repeat: int) -> float | None:
     except Exception as exc:
         log(f"in-process discover unavailable: {type(exc).__name__}: {exc}")
         return None
-    return statistics.median(timed(store.discover)[0] for _ in range(repeat))
+    return timed(store.discover, repeat)
 
 
 def expected_session_ids(db_path: Path) -> list[str]:
@@ -425,13 +378,6 @@ def library_load(user_dir: Path, cid: str) -> tuple[float, float, int, int]:
     return loaded - started, done - loaded, len(native.bubbles), len(transcript.messages)
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    gc.collect()
-    started = time.perf_counter()
-    value = fn()
-    return time.perf_counter() - started, value
-
-
 def bench_load(manifest: dict[str, Any], db_path: Path, repeat: int) -> dict[str, Any]:
     user_dir = Path(manifest["user_dir"])
     cid = manifest["huge_session"]["composer_id"]
@@ -447,12 +393,12 @@ def bench_load(manifest: dict[str, Any], db_path: Path, repeat: int) -> dict[str
         order = ("base", "lib") if i % 2 else ("lib", "base")
         for which in order:
             if which == "base":
-                wall, parsed = timed(lambda: baseline_load(db_path, cid))
+                wall, parsed = time_once(lambda: baseline_load(db_path, cid))
                 counts["baseline_cells"] = parsed
                 if i:
                     base_walls.append(wall)
             elif unavailable is None:
-                wall, (load_s, codec_s, bubbles, messages) = timed(
+                wall, (load_s, codec_s, bubbles, messages) = time_once(
                     lambda: library_load(user_dir, cid)
                 )
                 counts |= {"native_bubbles": bubbles, "common_messages": messages}

@@ -26,7 +26,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import shutil
@@ -44,6 +43,7 @@ from typing import Any
 
 import msgspec
 from bench_cursor_desktop import machine
+from timing import time_once
 
 from txcript.harnesses.cursor_desktop import codec, saving
 from txcript.harnesses.cursor_desktop.native import CursorSession
@@ -119,11 +119,8 @@ def instrumented() -> Iterator[Split]:
 
 
 def timed_save(store: CursorDesktopStore, body: CursorSession) -> Split:
-    gc.collect()
     with instrumented() as split:
-        started = time.perf_counter()
-        store.save(body, force=True)
-        split.total = time.perf_counter() - started
+        split.total, _ = time_once(lambda: store.save(body, force=True))
     for backup in backups.list_backups():
         backups.discard(backup)
     return split
@@ -339,10 +336,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     round_trip = Scenario("d) native load + save of the 10,000-bubble session in place")
     for _ in range(args.repeat):
         round_trip.database_bytes.append(database.stat().st_size)
-        gc.collect()
-        started = time.perf_counter()
-        native = store.load(huge)
-        loaded = time.perf_counter() - started
+        loaded, native = time_once(lambda: store.load(huge))
         split = timed_save(store, native)
         split.total += loaded
         round_trip.splits.append(split)

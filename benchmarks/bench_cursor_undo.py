@@ -29,12 +29,12 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from timing import Run, child_env, run_child
 
 HERE = Path(__file__).resolve().parent
 LARGE = HERE / "data" / "large"
@@ -93,13 +93,8 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def timed(args: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
-    started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:4])}… failed ({done.returncode}): {done.stderr}")
-    return elapsed, done
+def timed(args: list[str], env: dict[str, str]) -> Run:
+    return run_child(args, env, timeout=600)
 
 
 def backup_path(data: Path, backup_id: str) -> Path:
@@ -143,15 +138,7 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
     data = work / "data"
     home = work / "home"
     home.mkdir()
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "TXCRIPT_DATA_DIR": str(data),
-        "CURSOR_DESKTOP_USER_DIR": str(user),
-    }
-    # An installed txcript runs from compiled bytecode: without it each child would compile
-    # every module it imports again, which no user pays.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = child_env(HOME=str(home), TXCRIPT_DATA_DIR=str(data), CURSOR_DESKTOP_USER_DIR=str(user))
     txcript = [sys.executable, "-m", "txcript"]
     python = [sys.executable, "-c"]
     rows: dict[str, list[float]] = {}
@@ -164,49 +151,47 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
     timed([*python, READ_SESSION, str(database), huge], env)
     for round_number in range(args.rounds):
         log(f"round {round_number + 1}/{args.rounds}")
-        note("interpreter start (python -c pass)", timed([*python, "pass"], env)[0])
+        note("interpreter start (python -c pass)", timed([*python, "pass"], env).wall)
         note(
             "floor: read the source session's cells",
-            timed([*python, READ_SESSION, str(database), huge], env)[0],
+            timed([*python, READ_SESSION, str(database), huge], env).wall,
         )
-        elapsed, done = timed(
+        done = timed(
             [*txcript, "continue", f"{huge}#1-", "--with", "cursor_desktop", "--no-resume",
              "--force", "--json"],
             env,
         )  # fmt: skip
-        note("continue (fresh copy, 10,000 bubbles)", elapsed)
+        note("continue (fresh copy, 10,000 bubbles)", done.wall)
         copy = json.loads(done.stdout)["id"]
-        started = time.perf_counter()
-        _, bare = timed([*python, BARE_WRITES, str(database), copy, "bench-floor"], env)
-        whole_bare = time.perf_counter() - started
+        bare = timed([*python, BARE_WRITES, str(database), copy, "bench-floor"], env)
         inside = json.loads(bare.stdout)
-        note("floor: bare insert of the copy's rows + bare delete (whole process)", whole_bare)
+        note("floor: bare insert of the copy's rows + bare delete (whole process)", bare.wall)
         note("floor: bare insert of the copy's rows, committed (in process)", inside["insert"])
         note("floor: bare delete of those rows, committed (in process)", inside["delete"])
-        listing = json.loads(timed([*txcript, "restore", "--json"], env)[1].stdout)
+        listing = json.loads(timed([*txcript, "restore", "--json"], env).stdout)
         save_backup = next(b for b in listing if b["operation"] == "save" and b["session"] == copy)
         sizes.setdefault("save backup", []).append(
             backup_path(data, save_backup["id"]).stat().st_size
         )
         note(
             "floor: read the copy's cells",
-            timed([*python, READ_SESSION, str(database), copy], env)[0],
+            timed([*python, READ_SESSION, str(database), copy], env).wall,
         )
-        elapsed, done = timed(
+        done = timed(
             [*txcript, "delete", copy, "--from", "cursor_desktop", "--yes", "--force"], env
         )
-        note("delete of the copy", elapsed)
-        delete_id = done.stdout.strip().rsplit(" ", 1)[1]
+        note("delete of the copy", done.wall)
+        delete_id = done.text.strip().rsplit(" ", 1)[1]
         delete_file = backup_path(data, delete_id)
         sizes.setdefault("delete backup", []).append(delete_file.stat().st_size)
         note(
             "floor: read the delete backup's cells",
-            timed([*python, READ_BACKUP, str(delete_file)], env)[0],
+            timed([*python, READ_BACKUP, str(delete_file)], env).wall,
         )
-        elapsed, _ = timed([*txcript, "restore", delete_id, "--yes", "--force"], env)
-        note("restore (undo of the delete)", elapsed)
-        elapsed, _ = timed([*txcript, "restore", save_backup["id"], "--yes", "--force"], env)
-        note("restore (undo of the continue)", elapsed)
+        done = timed([*txcript, "restore", delete_id, "--yes", "--force"], env)
+        note("restore (undo of the delete)", done.wall)
+        done = timed([*txcript, "restore", save_backup["id"], "--yes", "--force"], env)
+        note("restore (undo of the continue)", done.wall)
         for path in (data / "backups").iterdir():
             path.unlink()
     in_process(args, database, huge, data, rows)
@@ -218,7 +203,7 @@ def run(args: argparse.Namespace, huge: str, work: Path) -> None:
     target = work / "whole.sqlite"
     note(
         "old: whole-database copy (online backup API)",
-        timed([*python, copy_script, str(database), str(target)], env)[0],
+        timed([*python, copy_script, str(database), str(target)], env).wall,
     )
     whole = target.stat().st_size
     target.unlink()
@@ -297,10 +282,9 @@ def in_process(
 ) -> None:
     """Save and undo in one process, with the row backup's own share timed inside them."""
     log("in-process save and undo, with the backup's share …")
-    env = {**os.environ, "TXCRIPT_DATA_DIR": str(data)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = child_env(TXCRIPT_DATA_DIR=str(data))
     root = database.parent.parent
-    _, done = timed([sys.executable, "-c", IN_PROCESS, str(root), huge, str(args.rounds)], env)
+    done = timed([sys.executable, "-c", IN_PROCESS, str(root), huge, str(args.rounds)], env)
     for name, values in json.loads(done.stdout).items():
         rows[f"in-process: {name}"] = values
 

@@ -24,18 +24,15 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from timing import timed
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -112,16 +109,6 @@ def load_all() -> int:
     store = harness.store()
     assert store is not None
     return sum(len(harness.to_common(store.load(d.reference)).messages) for d in store.discover())
-
-
-def timed(work: Callable[[], Any], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        work()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def main() -> int:

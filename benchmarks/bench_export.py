@@ -39,12 +39,13 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from timing import Run, child_env, median_of, run_child
 
 from txcript.harnesses.cursor_desktop.database import AUX_ROWS_SQL
 
@@ -100,32 +101,22 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-class Run:
-    """One child process: wall and CPU seconds, peak RSS, stdout bytes, and the times it
+@dataclass(frozen=True)
+class Measured:
+    """One child process (wall and CPU seconds, peak RSS, stdout bytes) and the times it
     reported of itself (a ``BENCH {…}`` line on stderr), if any."""
 
-    def __init__(self, wall: float, cpu: float, rss: float, size: int, inner: Any) -> None:
-        self.wall, self.cpu, self.rss, self.size, self.inner = wall, cpu, rss, size, inner
+    run: Run
+    inner: Any
 
 
-def measured(args: list[str], env: dict[str, str]) -> Run:
-    with tempfile.TemporaryFile() as sink:
-        started = time.perf_counter()
-        child = subprocess.Popen(args, stdout=sink, stderr=subprocess.PIPE, env=env)
-        assert child.stderr is not None
-        errors = child.stderr.read()
-        _, status, usage = os.wait4(child.pid, 0)
-        elapsed = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode != 0:
-            raise SystemExit(f"{' '.join(args[:6])}… failed ({child.returncode}): {errors!r}")
-        size = sink.tell()
+def measured(args: list[str], env: dict[str, str]) -> Measured:
+    run = run_child(args, env, stdout="count")
     inner = None
-    for line in errors.decode("utf-8", "replace").splitlines():
+    for line in run.stderr.decode("utf-8", "replace").splitlines():
         if line.startswith("BENCH "):
             inner = json.loads(line[6:])
-    cpu = usage.ru_utime + usage.ru_stime
-    return Run(elapsed, cpu, usage.ru_maxrss / 1024, size, inner)
+    return Measured(run, inner)
 
 
 def main() -> int:
@@ -147,9 +138,8 @@ def main() -> int:
         cid = json.loads(manifest.read_text())["huge_session"]["composer_id"]
     database = user / "globalStorage" / "state.vscdb"
     home = Path(tempfile.mkdtemp(prefix="bench-export-home-"))
-    env = {**os.environ, "HOME": str(home), "CURSOR_DESKTOP_USER_DIR": str(user)}
+    env = child_env(HOME=str(home), CURSOR_DESKTOP_USER_DIR=str(user))
     env.pop("TXCRIPT_DATA_DIR", None)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
     python = [sys.executable]
     floor_command = [*python, "-c", FLOOR]
     commands: dict[str, list[str]] = {
@@ -172,17 +162,18 @@ def main() -> int:
         ]  # fmt: skip
     for command in commands.values():  # warm the page cache and the interpreter
         measured(command, env)
-    runs: dict[str, list[Run]] = {name: [] for name in commands}
+    runs: dict[str, list[Measured]] = {name: [] for name in commands}
     for round_number in range(args.rounds):
         log(f"round {round_number + 1}/{args.rounds}")
         for name, command in commands.items():
             runs[name].append(measured(command, env))
     floor_name = "floor: fetch + parse the session's rows"
     median = statistics.median
+    floor_medians = median_of(r.run for r in runs[floor_name])
     floor = {
-        "wall": median(r.wall for r in runs[floor_name]),
-        "cpu": median(r.cpu for r in runs[floor_name]),
-        "rss": median(r.rss for r in runs[floor_name]),
+        "wall": floor_medians.wall,
+        "cpu": floor_medians.cpu,
+        "rss": floor_medians.maxrss_mib,
         "inner_wall": median(r.inner["wall"] for r in runs[floor_name]),
         "inner_cpu": median(r.inner["cpu"] for r in runs[floor_name]),
     }
@@ -195,13 +186,14 @@ def main() -> int:
     rows = []
     for name in commands:
         done = runs[name]
+        medians = median_of(r.run for r in done)
         row: dict[str, Any] = {
             "name": name,
-            "median_s": round(median(r.wall for r in done), 4),
-            "min_s": round(min(r.wall for r in done), 4),
-            "cpu_s": round(median(r.cpu for r in done), 4),
-            "peak_rss_mib": round(median(r.rss for r in done), 1),
-            "output_bytes": done[-1].size,
+            "median_s": round(medians.wall, 4),
+            "min_s": round(min(r.run.wall for r in done), 4),
+            "cpu_s": round(medians.cpu, 4),
+            "peak_rss_mib": round(medians.maxrss_mib, 1),
+            "output_bytes": done[-1].run.stdout_bytes,
         }
         row["ratio_to_floor"] = round(row["median_s"] / floor["wall"], 2)
         row["cpu_ratio_to_floor"] = round(row["cpu_s"] / floor["cpu"], 2)

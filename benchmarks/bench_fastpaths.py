@@ -34,8 +34,6 @@ import os
 import random
 import shutil
 import sqlite3
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +41,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bench_cursor_desktop import HEADER_QUERY  # the one header floor query, kept with its facts
+from timing import child_env, median_of, run_child
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -77,32 +76,17 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and CPU seconds (user + system, from ``wait4``) of one child process."""
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert child.stderr is not None
-    errors = child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - started
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"{argv[:6]} failed: {errors.decode(errors='replace')[-500:]}")
-    return elapsed, usage.ru_utime + usage.ru_stime
-
-
 def median(
     argv: list[str], env: dict[str, str], repeat: int, fresh_cache: bool = False
 ) -> tuple[float, float]:
     """Median wall and median CPU seconds over ``repeat`` runs (a fresh cache dir each run)."""
-    walls, cpus = [], []
+    runs = []
     for _ in range(repeat):
         if fresh_cache:
             shutil.rmtree(env["TXCRIPT_CACHE_DIR"], ignore_errors=True)
-        wall, cpu = timed(argv, env)
-        walls.append(wall)
-        cpus.append(cpu)
-    return statistics.median(walls), statistics.median(cpus)
+        runs.append(run_child(argv, env, stdout="discard"))
+    medians = median_of(runs)
+    return medians.wall, medians.cpu
 
 
 def txcript(*args: str) -> list[str]:
@@ -114,11 +98,12 @@ def floor(code: str, *args: str) -> list[str]:
 
 
 def environment(home: Path, **stores: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TXCRIPT_", "CURSOR_"))}
-    # An installed txcript runs from compiled bytecode; without it every run would compile each
-    # module it imports again (about 0.2 s), which no user pays.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(HOME=str(home), TXCRIPT_CACHE_DIR=str(home / "cache"), NO_COLOR="1")
+    env = child_env(
+        {k: v for k, v in os.environ.items() if not k.startswith(("TXCRIPT_", "CURSOR_"))},
+        HOME=str(home),
+        TXCRIPT_CACHE_DIR=str(home / "cache"),
+        NO_COLOR="1",
+    )
     env.pop("CLAUDE_CONFIG_DIR", None)
     env.update(stores)
     return env
@@ -170,14 +155,13 @@ def bench_cursor_list_after_writes(user: Path, repeat: int) -> dict[str, Figure]
             ("list_json_warm_after_write", txcript("list", "--from", "cursor_desktop", "--json")),
             ("list_human_warm_after_write", txcript("list", "--from", "cursor_desktop")),
         ):
-            timed(argv, env)  # fill the cache
-            walls, cpus = [], []
+            run_child(argv, env, stdout="discard")  # fill the cache
+            runs = []
             for _ in range(repeat):
                 touch_app_state(database)
-                wall, cpu = timed(argv, env)
-                walls.append(wall)
-                cpus.append(cpu)
-            figures[name] = figure((statistics.median(walls), statistics.median(cpus)))
+                runs.append(run_child(argv, env, stdout="discard"))
+            medians = median_of(runs)
+            figures[name] = figure((medians.wall, medians.cpu))
     return figures
 
 
@@ -195,8 +179,8 @@ def bench_cursor_list(
         human = txcript("list", "--from", "cursor_desktop")
         figures["list_json_cold"] = figure(median(listing, env, repeat, fresh_cache=True))
         figures["list_human_cold"] = figure(median(human, env, repeat, fresh_cache=True))
-        timed(listing, env)  # fill the cache
-        timed(human, env)
+        run_child(listing, env, stdout="discard")  # fill the cache
+        run_child(human, env, stdout="discard")
         figures["list_json_warm"] = figure(median(listing, env, repeat))
         figures["list_human_warm"] = figure(median(human, env, repeat))
     names = ["list_json_cold", "list_json_warm", "list_human_cold", "list_human_warm"]
@@ -330,7 +314,7 @@ def bench_claude(root: Path, repeat: int) -> dict[str, object]:
         f["txcript_startup"] = figure(median(txcript("--version"), env, repeat))
         listing = txcript("list", "--from", "claude_code", "--json")
         f["list_json_cold"] = figure(median(listing, env, max(1, repeat // 2), fresh_cache=True))
-        timed(listing, env)
+        run_child(listing, env, stdout="discard")
         f["list_json_warm"] = figure(median(listing, env, repeat))
         f["list_human_warm"] = figure(median(txcript("list", "--from", "claude_code"), env, repeat))
         figures["export_session_bytes"] = small.stat().st_size

@@ -24,16 +24,13 @@ import hashlib
 import json
 import os
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from timing import median_of, run_repeated, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -159,15 +156,6 @@ print(n)
 """
 
 
-def _median(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--chats", type=int, default=2000)
@@ -183,18 +171,18 @@ def main() -> None:
         env.pop("TXCRIPT_DEBUG", None)
         listing = [sys.executable, "-m", "txcript", "list", "--from", "gemini", "--json"]
 
-        def run_list() -> None:
-            done = subprocess.run(listing, env=env, capture_output=True, check=True)
+        listings = run_repeated(listing, env, args.repeat)
+        for done in listings:
             assert len(json.loads(done.stdout)) == args.chats + 1
 
-        def floor(script: str) -> Callable[[], None]:
-            return lambda: subprocess.run(
-                [sys.executable, "-c", script, str(gemini / "tmp")], check=True, capture_output=True
-            )
+        def floor(script: str) -> float:
+            return median_of(
+                run_repeated([sys.executable, "-c", script, str(gemini / "tmp")], env, args.repeat)
+            ).wall
 
-        list_time = _median(run_list, args.repeat)
-        read_time = _median(floor(_FLOOR_READ), args.repeat)
-        parse_time = _median(floor(_FLOOR_PARSE), args.repeat)
+        list_time = median_of(listings).wall
+        read_time = floor(_FLOOR_READ)
+        parse_time = floor(_FLOOR_PARSE)
 
         sys.path.insert(0, str(REPO / "src"))
         from txcript.harnesses.gemini import Gemini
@@ -214,8 +202,8 @@ def main() -> None:
                 if row:
                     decode(row)
 
-        load_time = _median(load, args.repeat)
-        load_floor_time = _median(load_floor, args.repeat)
+        load_time = timed(load, args.repeat)
+        load_floor_time = timed(load_floor, args.repeat)
     rows = [
         ("store", f"{args.chats + 1} chats, {size / 2**20:.0f} MiB"),
         ("list --json", f"{list_time:.3f} s"),

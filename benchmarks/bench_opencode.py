@@ -27,15 +27,13 @@ import json
 import os
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from timing import timed
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "opencode"))
@@ -113,15 +111,6 @@ def generate(path: Path, sessions: int, messages: int) -> str:
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     return big
-
-
-def median(repeat: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -208,16 +197,16 @@ def main() -> None:
             fresh_copy()
 
         figures = {
-            "list": (median(args.repeat, store.discover), median(args.repeat, floor_list)),
+            "list": (timed(store.discover, args.repeat), timed(floor_list, args.repeat)),
             "load + to_common": (
-                median(args.repeat, lambda: harness.to_common(store.load(reference))),
-                median(args.repeat, floor_load),
+                timed(lambda: harness.to_common(store.load(reference)), args.repeat),
+                timed(floor_load, args.repeat),
             ),
         }
-        copying = median(args.repeat, copy_only)
+        copying = timed(copy_only, args.repeat)
         figures["from_common + save"] = (
-            median(args.repeat, save) - copying,
-            median(args.repeat, floor_save) - copying,
+            timed(save, args.repeat) - copying,
+            timed(floor_save, args.repeat) - copying,
         )
     size = sum(len(r[5]) for r in rows)
     print(

@@ -22,11 +22,8 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +37,7 @@ from bench_cursor_desktop import (  # noqa: E402 - the sibling benchmark's helpe
     open_readonly,
     txcript_argv,
 )
+from timing import median_of, run_child, run_repeated, time_once, timed  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "render"
 DEFAULT_OUT = HERE / "out" / "render.json"
@@ -51,17 +49,8 @@ def log(message: str) -> None:
 
 
 def run(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
-    started = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
-    return elapsed, done.stdout
-
-
-def median_of(repeat: int, fn: Any) -> tuple[float, list[float]]:
-    times = [fn() for _ in range(repeat)]
-    return statistics.median(times), times
+    done = run_child(argv, env)
+    return done.wall, done.text
 
 
 def floor_store(db_path: Path) -> tuple[int, int]:
@@ -91,7 +80,8 @@ def bench_export(data: Path, manifest: dict[str, Any], repeat: int, work: Path) 
         argv = [*txcript_argv(), "export", cid, "--from", "cursor_desktop"]
         argv += ["--format", export_format, "--out", str(out)]
         run(argv, env)  # warm the page cache and the bytecode
-        seconds, times = median_of(repeat, lambda argv=argv: run(argv, env)[0])
+        runs = run_repeated(argv, env, repeat)
+        seconds, times = median_of(runs).wall, [r.wall for r in runs]
         results[export_format] = {
             "median_s": round(seconds, 3),
             "runs_s": [round(t, 3) for t in times],
@@ -100,15 +90,9 @@ def bench_export(data: Path, manifest: dict[str, Any], repeat: int, work: Path) 
         log(f"export --format {export_format}: {seconds:.3f} s")
     page = (work / "huge.html").read_text("utf-8")
     results["messages"] = page.count('<article class="message')
-    started = time.perf_counter()
-    bubbles = baseline_load(db_path, cid)
-    results["floor"] = {"median_s": round(time.perf_counter() - started, 3), "bubbles": bubbles}
-    floor_runs = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        baseline_load(db_path, cid)
-        floor_runs.append(time.perf_counter() - started)
-    results["floor"]["median_s"] = round(statistics.median(floor_runs), 3)
+    bubbles = baseline_load(db_path, cid)  # warms the page cache
+    floor = timed(lambda: baseline_load(db_path, cid), repeat)
+    results["floor"] = {"median_s": round(floor, 3), "bubbles": bubbles}
     ratio = results["html"]["median_s"] / results["common"]["median_s"]
     results["html_to_common"] = round(ratio, 2)
     results["target_met"] = ratio <= EXPORT_RATIO_TARGET
@@ -125,12 +109,11 @@ def bench_archive(data: Path, manifest: dict[str, Any], repeat: int, work: Path)
     log(f"archive, first run: {first:.1f} s: {stdout.splitlines()[0]}")
     pages = len(list((site / "sessions").rglob("*.html")))
     site_bytes = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
-    rerun, times = median_of(repeat, lambda: run(argv, env)[0])
+    reruns = run_repeated(argv, env, repeat)
+    rerun, times = median_of(reruns).wall, [r.wall for r in reruns]
     last = run(argv, env)[1].splitlines()[0]
     log(f"archive, unchanged re-run: {rerun:.2f} s: {last}")
-    started = time.perf_counter()
-    cells, size = floor_store(db_path)
-    floor = time.perf_counter() - started
+    floor, (cells, size) = time_once(lambda: floor_store(db_path))
     shutil.rmtree(site)
     return {
         "sessions": manifest.get("sessions"),
