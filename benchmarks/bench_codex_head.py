@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 import msgspec
-from timing import median_of, run_repeated, timed
+from timing import child_env, median_of, run_repeated, timed
 
 SESSION_ID = "3f1c2a4e-8b7d-4e21-9a6b-0c5d2e7f9a11"
 SIZES = {"600 KB": 600_000, "6 MB": 6_000_000, "60 MB": 60_000_000}
@@ -85,7 +85,7 @@ def main() -> None:
     decode_first = msgspec.json.Decoder().decode
     with tempfile.TemporaryDirectory() as scratch:
         (Path(scratch) / "codex" / "sessions").mkdir(parents=True)
-        env = dict(os.environ, CODEX_HOME=f"{scratch}/codex", HOME=scratch)
+        env = child_env(CODEX_HOME=f"{scratch}/codex", HOME=scratch)
         empty = median_of(
             run_repeated(
                 [sys.executable, "-m", "txcript", "list", "--from", "codex"], env, options.repeat
@@ -98,7 +98,7 @@ def main() -> None:
             path = _rollout(root, size)
             real = path.stat().st_size
             first = len(path.read_bytes().split(b"\n", 1)[0])
-            env = dict(os.environ, CODEX_HOME=str(root), HOME=scratch)
+            env = child_env(CODEX_HOME=str(root), HOME=scratch)
             env["TXCRIPT_CACHE_DIR"] = f"{scratch}/cache"
             listing = median_of(
                 run_repeated(

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import sys
 import tempfile
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from timing import median_of, run_repeated, timed
+from timing import child_env, median_of, run_repeated, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -167,7 +166,7 @@ def main() -> None:
         home = Path(temp)
         gemini, big_path = generate(home, args.chats, args.big, args.seed)
         size = sum(p.stat().st_size for p in gemini.rglob("*") if p.is_file())
-        env = {**os.environ, "HOME": str(home), "GEMINI_CLI_HOME": str(home)}
+        env = child_env(HOME=str(home), GEMINI_CLI_HOME=str(home))
         env.pop("TXCRIPT_DEBUG", None)
         listing = [sys.executable, "-m", "txcript", "list", "--from", "gemini", "--json"]
 
