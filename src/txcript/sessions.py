@@ -11,11 +11,12 @@ import os
 import stat
 import sys
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -38,6 +39,8 @@ from txcript.shared.text import scrub
 
 # ------------------------------------------------------------------------------- discovery
 
+T = TypeVar("T")
+
 
 def discover(
     harness_names: Sequence[str] = (),
@@ -53,7 +56,7 @@ def discover(
     error when it was asked for by name. ``with_model=False`` is for a listing that shows no
     model: a store may then leave it out where reading it would cost extra.
     """
-    chosen = _chosen(harness_names)
+    chosen = chosen_harnesses(harness_names)
     found = _discover(chosen, explicit=bool(harness_names), with_model=with_model)
     if cwd is not None:
         found = [d for d in found if d.cwd is not None and is_under(d.cwd, cwd)]
@@ -64,7 +67,7 @@ def discover(
     return found
 
 
-def _chosen(harness_names: Sequence[str]) -> list[Harness[Any]]:
+def chosen_harnesses(harness_names: Sequence[str]) -> list[Harness[Any]]:
     if not harness_names:
         return harnesses.with_stores()
     chosen = [harnesses.get(name) for name in harness_names]
@@ -74,40 +77,49 @@ def _chosen(harness_names: Sequence[str]) -> list[Harness[Any]]:
     return chosen
 
 
-def _existing_store(harness: Harness[Any]) -> Any:
+def existing_root(harness: Harness[Any]) -> Path | None:
+    """The root of the harness's store on this machine, or None when it does not exist."""
+    root = harness.default_root()
+    return None if root is None or not os.path.lexists(root) else root
+
+
+def existing_store(harness: Harness[Any]) -> Any:
     """The harness's store on this machine, or None when its root does not exist (nothing to
     find there; its store code is then not even imported)."""
-    root = harness.default_root()
-    if root is None or not os.path.lexists(root):
-        return None
-    return harness.store(root)
+    root = existing_root(harness)
+    return None if root is None else harness.store(root)
 
 
 _encode_listing = msgspec.json.Encoder().encode
 _decode_listing = msgspec.json.Decoder(list[Discovered]).decode
 
 
-def _listing(harness: Harness[Any], store: Any, *, with_model: bool) -> list[Discovered]:
-    """The store's listing: the one kept in the metadata cache while the store's change token
-    stands (nothing in it was written since), else a discovery, kept for the next run unless it
-    warned (a warning must be given again, so such a listing is made afresh each time)."""
-    from txcript.harnesses.base import change_token
+def _listing(harness: Harness[Any], root: Path, *, with_model: bool) -> list[Discovered]:
+    """The listing of the store at ``root``: the one kept in the metadata cache while the
+    store's change token stands (nothing in it was written since; the store is then not even
+    opened), else a discovery, kept for the next run unless it warned (a warning must be given
+    again, so such a listing is made afresh each time)."""
+    from txcript.harnesses.base import root_change_token
     from txcript.shared.cache import metadata_cache
 
+    token = root_change_token(harness, root)
+    cache = metadata_cache() if token else None
+    scope = f"{harness.id}:{'model' if with_model else 'titles'}:{root}"
+    if cache is not None:
+        held = cache.held_listing(scope, token)
+        if held is not None:
+            try:
+                return _decode_listing(held)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass  # a damaged entry: list afresh and replace it
+    store = harness.store(root)
+    if store is None:
+        return []
     listing = store.discover
     if not with_model:
         listing = getattr(store, "discover_titles", listing)
-    token = change_token(store)
-    if not token:
+    if cache is None:
         return list(listing())
-    cache = metadata_cache()
-    scope = f"{harness.id}:{'model' if with_model else 'titles'}:{getattr(store, 'root', '')}"
-    held = cache.held_listing(scope, token)
-    if held is not None:
-        try:
-            return _decode_listing(held)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            pass  # a damaged entry: list afresh and replace it
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         found = list(listing())
@@ -132,21 +144,40 @@ def _discover(
         if known is not None and harness.id in known:
             found.extend(known[harness.id])
             continue
-        store = _existing_store(harness)
-        if store is None:
-            continue
-        try:
-            found.extend(_listing(harness, store, with_model=with_model))
-        except TxcriptError as exc:
-            if explicit:
-                raise
-            warn(f"skipping {harness.id}: {exc}")
-        except Exception as exc:  # one broken store must not hide every other harness
-            if explicit:
-                raise
-            warn(f"skipping {harness.id}: {type(exc).__name__}: {exc}")
+        root = existing_root(harness)
+        if root is not None:
+            found.extend(
+                store_listing(harness, root, explicit=explicit, with_model=with_model) or ()
+            )
     found.sort(key=lambda d: d.timestamp, reverse=True)
     return found
+
+
+def store_listing(
+    harness: Harness[Any], root: Path, *, explicit: bool, with_model: bool = True
+) -> list[Discovered] | None:
+    """The sessions of the store at ``root`` (see :func:`_listing`); None when the store failed
+    (see :func:`guarded`)."""
+    return guarded(
+        harness, partial(_listing, harness, root, with_model=with_model), explicit=explicit
+    )
+
+
+def guarded(harness: Harness[Any], work: Callable[[], T], *, explicit: bool) -> T | None:
+    """``work()``, a read of the harness's store. A store that fails is an error when it was
+    asked for by name (``explicit``), else skipped with a warning (one broken store must not
+    hide every other harness) and None."""
+    try:
+        return work()
+    except TxcriptError as exc:
+        if explicit:
+            raise
+        warn(f"skipping {harness.id}: {exc}")
+    except Exception as exc:
+        if explicit:
+            raise
+        warn(f"skipping {harness.id}: {type(exc).__name__}: {exc}")
+    return None
 
 
 def _looked_up(
@@ -161,7 +192,7 @@ def _looked_up(
         warnings.simplefilter("always")
         for harness in chosen:
             try:
-                store = _existing_store(harness)
+                store = existing_store(harness)
                 if store is None:
                     continue
                 found = lookup(store, source)
@@ -181,7 +212,7 @@ def sessions_with_id(session_id: str, harness_names: Sequence[str] = ()) -> list
     """Every session whose id is exactly ``session_id`` in the named stores (or all), newest
     first, found by each store's direct lookup. None when a store failed (only a full discovery
     can tell what that means)."""
-    matches = _looked_up(session_id, _chosen(harness_names), {}) if session_id else None
+    matches = _looked_up(session_id, chosen_harnesses(harness_names), {}) if session_id else None
     return None if matches is None else [m for m in matches if m.meta_id == session_id]
 
 
@@ -465,7 +496,7 @@ def _resolve(
     An id or a unique id prefix is looked up directly in each store; only a title, an unknown
     name or an ambiguous prefix pays for a full discovery, which decides exactly as before.
     """
-    chosen = _chosen([scope] if scope else ())
+    chosen = chosen_harnesses([scope] if scope else ())
     known: dict[str, list[Discovered]] = {}
     matches = _looked_up(source, chosen, known) if source else None
     if matches is not None:

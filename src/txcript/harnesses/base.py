@@ -118,6 +118,15 @@ def change_token(store: object) -> str:
     return token if isinstance(token, str) else ""
 
 
+def root_change_token(harness: Harness[Any], root: Path) -> str:
+    """``harness.change_token(root)``, ``""`` when it fails (a token is only a shortcut)."""
+    try:
+        token = harness.change_token(root)
+    except Exception:
+        return ""
+    return token if isinstance(token, str) else ""
+
+
 class LooksUp(Protocol):
     """A store that can find sessions by id without discovering every session (optional)."""
 
@@ -126,6 +135,30 @@ class LooksUp(Protocol):
         as :meth:`Store.discover` lists it and in its order; None when this store cannot tell
         without a full discovery."""
         ...
+
+
+class ListsByFile(Protocol):
+    """A store whose sessions are files, each listed on its own (optional). A search index
+    keeps every session's listing with its fingerprint; such a store tells it, with one stat per
+    file, which files changed, and lists only those again."""
+
+    def fingerprinted(self) -> dict[str, str]:
+        """Every file :meth:`Store.discover` looks at, with its fingerprint now (``""`` when
+        unknown): a file whose fingerprint is the one it was listed under lists the same."""
+        ...
+
+    def discover_references(self, references: Iterable[str]) -> list[Discovered]:
+        """The sessions among ``references``, each exactly as :meth:`Store.discover` lists it."""
+        ...
+
+
+def lists_by_file(store: object) -> ListsByFile | None:
+    """``store`` when it implements :class:`ListsByFile`, else None."""
+    if callable(getattr(store, "fingerprinted", None)) and callable(
+        getattr(store, "discover_references", None)
+    ):
+        return store  # type: ignore[return-value]
+    return None
 
 
 def lookup(store: object, id_prefix: str) -> list[Discovered] | None:
@@ -223,6 +256,12 @@ class Harness(ABC, Generic[NativeT]):
     def open_store(self, root: Path) -> Store[NativeT] | None:
         """The store rooted at ``root``; harnesses with a store override this."""
         return None
+
+    def change_token(self, root: Path) -> str:
+        """The change token of the store rooted at ``root`` (see :func:`change_token`), taken
+        without opening the store, so a listing kept under it is used without even importing
+        the store's code; ``""`` when the store has none."""
+        return ""
 
     def default_resume_command(self, session_id: str) -> list[str]:
         return ["txcript"]

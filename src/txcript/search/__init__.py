@@ -7,7 +7,6 @@ persistent index up to date (reading only changed sessions), and runs the patter
 from __future__ import annotations
 
 import sqlite3
-import warnings
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -15,15 +14,15 @@ from txcript.harnesses.base import Discovered
 from txcript.search.index import (
     Index,
     Progress,
-    Token,
+    Ranked,
     UpdateStats,
     fallback_index,
     open_index,
-    store_token,
 )
 from txcript.search.lines import DEFAULT_ORIGINS, ORIGINS, Line, extract
 from txcript.search.pattern import Pattern
 from txcript.search.query import Hit, SessionMatch, search
+from txcript.search.refresh import refresh
 
 __all__ = [
     "DEFAULT_ORIGINS",
@@ -32,6 +31,7 @@ __all__ = [
     "Index",
     "Line",
     "Pattern",
+    "Ranked",
     "SessionMatch",
     "UpdateStats",
     "extract",
@@ -39,6 +39,7 @@ __all__ = [
     "find",
     "indexed_sessions",
     "open_index",
+    "refresh",
     "search",
 ]
 
@@ -52,60 +53,23 @@ def indexed_sessions(
     until: datetime | None = None,
     progress: Progress | None = None,
 ) -> list[Discovered]:
-    """Discover sessions, bring ``index`` up to date with them, and return those matching the
+    """Bring ``index`` up to date with the stores and return the sessions matching the
     filters (newest first). The update covers every session of the harnesses asked for, so
     sessions that are gone are pruned even when the filters would hide them."""
-    from txcript import harnesses
-    from txcript.sessions import is_under
-
-    every, listed = _listed(index, harness_names)
-    scope = {harnesses.canonical_id(n) for n in harness_names} if harness_names else None
-    index.update(every, scope=scope, progress=progress, listed=listed)
-    return [
-        s
-        for s in every
-        if (cwd is None or (s.cwd is not None and is_under(s.cwd, cwd)))
-        and (since is None or s.timestamp >= since)
-        and (until is None or s.timestamp <= until)
-    ]
+    ranked = _ranked(index, harness_names, cwd, since, until, progress)
+    return ranked.sessions(ranked.docs)
 
 
-def _listed(
-    index: Index, harness_names: Sequence[str]
-) -> tuple[list[Discovered], dict[str, Token]]:
-    """Every session of the harnesses asked for, as :func:`txcript.sessions.discover` lists
-    them, and the store tokens their listings may be kept under (see :meth:`Index.update`).
-
-    A store whose change token is the one its listing was kept under has not been written
-    since, so that listing is used instead of discovering the store again (for Cursor, a
-    query of every session's header and composerData)."""
-    from txcript.sessions import _chosen, _discover, _existing_store
-
-    explicit = bool(harness_names)
-    every: list[Discovered] = []
-    listed: dict[str, Token] = {}
-    for harness in _chosen(harness_names):
-        store = _existing_store(harness)  # (a store with no root is not even imported)
-        if store is None:
-            continue
-        token = store_token(store)
-        held = None if token is None else index.listing(harness.id, token)
-        if held is not None and token is not None:
-            every.extend(held)
-            listed[harness.id] = token
-            continue
-        with warnings.catch_warnings(record=True) as said:
-            warnings.simplefilter("always")
-            found = _discover([harness], explicit=explicit)
-        for message in said:
-            warnings.warn_explicit(
-                message.message, message.category, message.filename, message.lineno
-            )
-        if token is not None and not said:  # a warning must come again on the next run
-            listed[harness.id] = token
-        every.extend(found)
-    every.sort(key=lambda d: d.timestamp, reverse=True)
-    return every, listed
+def _ranked(
+    index: Index,
+    harness_names: Sequence[str],
+    cwd: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    progress: Progress | None,
+) -> Ranked:
+    current = refresh(index, harness_names, progress=progress)
+    return index.ranked(current, cwd=cwd, since=since, until=until)
 
 
 def find(
@@ -126,9 +90,7 @@ def find(
     index = open_index() if index is None else index
 
     def run(index: Index) -> list[SessionMatch]:
-        chosen = indexed_sessions(
-            index, harness_names, cwd=cwd, since=since, until=until, progress=progress
-        )
+        chosen = _ranked(index, harness_names, cwd, since, until, progress)
         return search(
             index, chosen, pattern, origins=origins, limit=limit, hits_per_session=hits_per_session
         )

@@ -1,11 +1,17 @@
 """The persistent search index: every session's searchable lines, kept in step with the stores.
 
 It lives in txcript's cache dir (``search.sqlite3``, see :mod:`txcript.shared.cache`) and holds,
-per session (keyed on harness, id and store reference), the store's fingerprint of the session
-and its lines (:mod:`.lines`). An update re-reads only sessions whose fingerprint changed (or is
-unknown), prunes sessions that are gone, and commits in small batches, so an interrupted first
-build keeps what it finished and never leaves a half-indexed session. A new index format
-discards the old index.
+per session (keyed on harness, id and store reference), the store's fingerprint of the session,
+its listing (as discovery gave it, with its start time and cwd as columns, so a query ranks and
+filters sessions without discovering them) and its lines (:mod:`.lines`). An update re-reads
+only sessions whose fingerprint changed (or is unknown), prunes sessions that are gone, and
+commits in small batches, so an interrupted first build keeps what it finished and never leaves
+a half-indexed session. A new index format discards the old index.
+
+Per store it records the change token it was last brought in step under: while the token stands
+nothing in the store was written, and a query uses the sessions as held. A store of files
+(:class:`txcript.harnesses.base.ListsByFile`) is asked instead for every file's fingerprint (one
+stat each), and only changed files are listed and read again.
 
 Layout, chosen by measuring on the generated 5,000-session benchmark corpus (see
 ``benchmarks/README.md``): a session's lines are kept as two compressed **parts**, what was
@@ -35,6 +41,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from types import ModuleType
 
 import msgspec
@@ -48,7 +55,7 @@ from txcript.search.parts import ORIGIN_CODE, Packed, Part, StoredLine, pack, tr
 from txcript.shared.cache import cache_failed, memory_cache, open_cache
 from txcript.shared.gcpause import without_gc
 
-FORMAT = "search-6"
+FORMAT = "search-7"
 SCHEMA = """
 CREATE TABLE doc(
   doc INTEGER PRIMARY KEY,
@@ -56,8 +63,13 @@ CREATE TABLE doc(
   id TEXT NOT NULL,
   reference TEXT NOT NULL,
   fingerprint TEXT NOT NULL,
+  started INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  cwd TEXT,
+  listing BLOB NOT NULL,
   UNIQUE(harness, id, reference)
 );
+CREATE INDEX doc_started ON doc(started, harness);
 CREATE TABLE body(
   doc INTEGER PRIMARY KEY,
   said BLOB,
@@ -71,7 +83,7 @@ CREATE TABLE store(
   harness TEXT PRIMARY KEY,
   root TEXT NOT NULL,
   token TEXT NOT NULL,
-  listing BLOB
+  complete INTEGER NOT NULL
 );
 CREATE VIRTUAL TABLE said_fts USING fts5(
   folded, content='', tokenize='trigram', detail='none', columnsize=0
@@ -90,14 +102,25 @@ _BATCH_SESSIONS = 64
 _BATCH_SECONDS = 1.0
 
 Key = tuple[str, str, str]
-#: A session to store: its fingerprint and its packed said and output parts.
-Packing = tuple[Discovered, str, "Packed | None", "Packed | None"]
+#: A session to read and store: the fingerprint to store it under, and where it stands in its
+#: store's listing (see :meth:`Index.ranked`).
+Todo = tuple[Discovered, str, int]
+#: A session to store: as :data:`Todo`, and its packed said and output parts.
+Packing = tuple[Discovered, str, int, "Packed | None", "Packed | None"]
 Progress = Callable[[int, int, int], None]
 #: A store's root and change token, as :func:`store_token` gives them.
 Token = tuple[str, str]
 
 _encode_listing = msgspec.json.Encoder().encode
-_decode_listing = msgspec.json.Decoder(list[Discovered]).decode
+_decode_listing = msgspec.json.Decoder(Discovered).decode
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def micros(moment: datetime) -> int:
+    """``moment`` (UTC) as whole microseconds since 1970: how the index orders and filters
+    sessions by start time, exactly as comparing the datetimes would."""
+    return (moment - _EPOCH) // _MICROSECOND
 
 
 def store_token(store: object) -> Token | None:
@@ -168,13 +191,33 @@ def _train(samples: list[bytes]) -> zstandard.ZstdCompressionDict | None:
         return None
 
 
+class Ranked:
+    """Sessions held in an index, newest first: their docs, and their listings on demand."""
+
+    def __init__(
+        self, index: Index, docs: list[int], listings: Mapping[int, Discovered] | None = None
+    ) -> None:
+        self.index = index
+        self.docs = docs
+        self._listings = dict(listings or {})
+
+    def sessions(self, docs: Sequence[int]) -> list[Discovered]:
+        """The listings of ``docs`` (each one of :attr:`docs`), in that order."""
+        missing = [doc for doc in docs if doc not in self._listings]
+        if missing:
+            self._listings.update(self.index.listings(missing))
+        return [self._listings[doc] for doc in docs]
+
+
 class Index:
     """An open index; use :func:`open_index`."""
 
     def __init__(self, conn: sqlite3.Connection, persistent: bool) -> None:
         self.conn = conn
         self.persistent = persistent
-        self._docs: dict[Key, tuple[int, str]] | None = None
+        #: Sessions held, by harness (key → doc, fingerprint): loaded per harness as needed.
+        self._held: dict[str, dict[Key, tuple[int, str]]] = {}
+        self._all_held = False
         self._dictionary: zstandard.ZstdCompressionDict | None = None
         self._dictionary_read = False
         self._compressor: zstandard.ZstdCompressor | None = None
@@ -185,14 +228,35 @@ class Index:
 
     # -- keeping it up to date --------------------------------------------------------------
     def docs(self) -> dict[Key, tuple[int, str]]:
-        if self._docs is None:
-            self._docs = {
-                (h, i, r): (d, fp)
-                for d, h, i, r, fp in self.conn.execute(
-                    "SELECT doc, harness, id, reference, fingerprint FROM doc"
+        """Every session held: its key → (doc, fingerprint)."""
+        if not self._all_held:
+            self._held = {}
+            for d, h, i, r, fp in self.conn.execute(
+                "SELECT doc, harness, id, reference, fingerprint FROM doc"
+            ):
+                self._held.setdefault(h, {})[(h, i, r)] = (d, fp)
+            self._all_held = True
+        return {key: value for held in self._held.values() for key, value in held.items()}
+
+    def _docs_of(self, harness: str) -> dict[Key, tuple[int, str]]:
+        """The sessions held of ``harness`` (the dict the index keeps in step as it writes)."""
+        held = self._held.get(harness)
+        if held is None:
+            held = self._held[harness] = {
+                (harness, i, r): (d, fp)
+                for d, i, r, fp in self.conn.execute(
+                    "SELECT doc, id, reference, fingerprint FROM doc WHERE harness = ?", (harness,)
                 )
             }
-        return self._docs
+        return held
+
+    def recorded(self, harness: str) -> tuple[Token, bool] | None:
+        """The store token the harness's sessions were last brought in step under, and whether
+        its listing was complete then (no warning, every session read); None when none is."""
+        row = self.conn.execute(
+            "SELECT root, token, complete FROM store WHERE harness = ?", (harness,)
+        ).fetchone()
+        return None if row is None else ((str(row[0]), str(row[1])), bool(row[2]))
 
     def update(
         self,
@@ -206,8 +270,8 @@ class Index:
         ``sessions`` are gone and are pruned; other harnesses' entries are left alone.
 
         ``listed`` names the harnesses whose store token was taken *before* they were
-        discovered, and whose discovery gave no warning: their listing is kept with the token,
-        and :meth:`listing` gives it back while the token stands."""
+        discovered, and whose discovery gave no warning: while that token stands, the sessions
+        held are the store's listing (see :meth:`recorded`)."""
         stats = UpdateStats()
         known = self.docs()
         keyed = [(session_key(s), s) for s in sessions]
@@ -217,26 +281,92 @@ class Index:
             key for key in known if key not in wanted and (in_scope is None or key[0] in in_scope)
         ]
         fingerprints, tokens = self._fingerprints(keyed, listed or {})
-        todo: list[tuple[Discovered, str]] = []
-        for key, session in keyed:
+        todo: list[Todo] = []
+        kept: list[tuple[Discovered, int]] = []
+        for seq, (key, session) in enumerate(keyed):
             fingerprint = fingerprints.get(key, "")
             held = known.get(key)
             if held is not None and fingerprint and held[1] == fingerprint:
                 stats.reused += 1
+                kept.append((session, seq))
             else:
-                todo.append((session, fingerprint))
+                todo.append((session, fingerprint, seq))
         if stale:
             self._write(lambda: self._prune(stale))
             stats.pruned = len(stale)
+        if kept:
+            self._write(lambda: self._relist(kept))
+        unread = self._index(todo, stats, progress)
+        for harness in unread:
+            tokens.pop(harness, None)  # its next update tries them again
+        # Only now: an update cut short must not vouch for fingerprints it never stored.
+        self._write(lambda: self._record_tokens(tokens, sessions, listed or {}))
+        return stats
+
+    def changed_files(self, harness: str, fingerprints: Mapping[str, str]) -> list[str]:
+        """The files of ``fingerprints`` (a :class:`~txcript.harnesses.base.ListsByFile`
+        store's, reference → fingerprint now) to list again: those whose sessions the index
+        does not hold under that fingerprint."""
+        held: dict[str, str] = {}
+        for (_, _, reference), (_, fingerprint) in self._docs_of(harness).items():
+            # (A file holding several sessions is as changed as its least current one.)
+            held[reference] = fingerprint if held.get(reference, fingerprint) == fingerprint else ""
+        return [
+            reference
+            for reference, fingerprint in fingerprints.items()
+            if not fingerprint or held.get(reference) != fingerprint
+        ]
+
+    def update_files(
+        self,
+        harness: str,
+        fingerprints: Mapping[str, str],
+        changed: Iterable[str],
+        listed: Sequence[Discovered],
+        progress: Progress | None = None,
+    ) -> UpdateStats:
+        """Bring the harness's sessions in step with its files: ``fingerprints`` is every file
+        now (reference → fingerprint), ``changed`` the files :meth:`changed_files` named and
+        ``listed`` their sessions, as the store lists them. Sessions of files that are gone, or
+        changed and no longer list them, are pruned; the others are left as they are."""
+        stats = UpdateStats()
+        again = set(changed)
+        wanted = {session_key(session) for session in listed}
+        stale = []
+        for key in self._docs_of(harness):
+            if key[2] not in fingerprints or (key[2] in again and key not in wanted):
+                stale.append(key)
+            elif key[2] not in again:
+                stats.reused += 1
+        if stale:
+            self._write(lambda: self._prune(stale))
+            stats.pruned = len(stale)
+        # (A file store lists equal start times by reference: ``seq`` 0 lets that decide.)
+        todo = [(session, fingerprints.get(session.reference, ""), 0) for session in listed]
+        self._index(todo, stats, progress)
+        return stats
+
+    def _index(
+        self,
+        todo: Sequence[Todo],
+        stats: UpdateStats,
+        progress: Progress | None,
+    ) -> set[str]:
+        """Read and store ``todo`` (sessions with the fingerprints to store them under), in
+        batches; the harnesses of sessions that could not be read (after one warning). Such a
+        session is held with no lines and no fingerprint, so it is listed, and read again by
+        the next update."""
+        unread: set[str] = set()
         batch: list[Packing] = []
         # A large build first trains the said parts' dictionary on its first sessions.
         training = len(todo) >= _TRAIN_SESSIONS and self._said_dictionary() is None
         started = time.monotonic()
-        for done, (session, fingerprint) in enumerate(todo, 1):
+        for done, (session, fingerprint, seq) in enumerate(todo, 1):
             lines = _read_lines(session)
             if lines is None:
                 stats.skipped += 1
-                tokens.pop(session.harness, None)  # its next update tries it again
+                unread.add(session.harness)
+                batch.append((session, "", seq, None, None))
             else:
                 said = [line for line in lines if line.origin != "tool_result"]
                 output = [line for line in lines if line.origin == "tool_result"]
@@ -244,6 +374,7 @@ class Index:
                     (
                         session,
                         fingerprint,
+                        seq,
                         pack(said) if said else None,
                         pack(output) if output else None,
                     )
@@ -261,11 +392,9 @@ class Index:
                 progress(done, len(todo), stats.reused)
         if batch:
             self._write(lambda: self._store(batch, train=training))
-        # Only now: an update cut short must not vouch for fingerprints it never stored.
-        self._write(lambda: self._record_tokens(tokens, sessions, listed or {}))
         if stats.skipped:
             warn(f"{stats.skipped} session(s) could not be read and are not searchable")
-        return stats
+        return unread
 
     def _fingerprints(
         self, keyed: Sequence[tuple[Key, Discovered]], listed: Mapping[str, Token]
@@ -279,10 +408,6 @@ class Index:
         by_harness: dict[str, list[tuple[Key, Discovered]]] = {}
         for item in keyed:
             by_harness.setdefault(item[0][0], []).append(item)
-        recorded = {
-            harness: (root, token)
-            for harness, root, token in self.conn.execute("SELECT harness, root, token FROM store")
-        }
         known = self.docs()
         out: dict[Key, str] = {}
         tokens: dict[str, Token] = {}
@@ -294,7 +419,8 @@ class Index:
             token = listed.get(harness_id) or store_token(store)
             if token is not None:
                 tokens[harness_id] = token
-            standing = token is not None and recorded.get(harness_id) == token
+            recorded = self.recorded(harness_id)
+            standing = token is not None and recorded is not None and recorded[0] == token
             ask = []
             for key, session in group:
                 held = known.get(key) if standing else None
@@ -320,39 +446,100 @@ class Index:
     ) -> None:
         for harness in {s.harness for s in sessions} - tokens.keys():
             self.conn.execute("DELETE FROM store WHERE harness = ?", (harness,))
-        recorded = {
-            harness: ((root, token), kept)
-            for harness, root, token, kept in self.conn.execute(
-                "SELECT harness, root, token, listing IS NOT NULL FROM store"
-            )
-        }
         rows = []
         for harness, token in tokens.items():
-            keep = listed.get(harness) == token
-            if recorded.get(harness) == (token, int(keep)):
-                continue  # already recorded so (a standing listing is not written again)
-            listing = None
-            if keep:
-                listing = _encode_listing([s for s in sessions if s.harness == harness])
-            rows.append((harness, *token, listing))
+            complete = listed.get(harness) == token
+            if self.recorded(harness) != (token, complete):
+                rows.append((harness, *token, int(complete)))
         self.conn.executemany(
-            "INSERT OR REPLACE INTO store(harness, root, token, listing) VALUES (?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO store(harness, root, token, complete) VALUES (?, ?, ?, ?)",
             rows,
         )
 
-    def listing(self, harness: str, token: Token) -> list[Discovered] | None:
-        """The harness's sessions as discovered under ``token`` (see :meth:`update`); None when
-        the index holds no listing taken under it."""
-        row = self.conn.execute(
-            "SELECT listing FROM store WHERE harness = ? AND root = ? AND token = ?",
-            (harness, *token),
-        ).fetchone()
-        if row is None or not isinstance(row[0], bytes):
-            return None
-        try:
-            return _decode_listing(row[0])
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return None  # discovery answers instead
+    def forget(self, harness: str) -> None:
+        """Prune every session of ``harness`` (its store is gone)."""
+        if self.conn.execute("SELECT 1 FROM doc WHERE harness = ? LIMIT 1", (harness,)).fetchone():
+            self._write(lambda: self._prune(list(self._docs_of(harness))))
+        self.conn.execute("DELETE FROM store WHERE harness = ?", (harness,))
+
+    # -- the sessions it holds ----------------------------------------------------------------
+    def ranked(
+        self,
+        harness_ids: Sequence[str],
+        *,
+        cwd: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> Ranked:
+        """The sessions held for ``harness_ids`` that match the filters, newest first, in
+        discovery's order (equal start times: by harness in the order given, then as the store
+        listed them)."""
+        if not harness_ids:
+            return Ranked(self, [])
+        # (``+harness``: filter along the start-time index, which gives the order, instead of
+        # sorting what the harness index finds.)
+        where = [f"+harness IN ({', '.join('?' * len(harness_ids))})"]
+        values: list[object] = [*harness_ids]
+        if since is not None:
+            where.append("started >= ?")
+            values.append(micros(since))
+        if until is not None:
+            where.append("started <= ?")
+            values.append(micros(until))
+        rows: list[tuple[int, int, str | None]] = self.conn.execute(
+            f"SELECT doc, started, {'cwd' if cwd is not None else 'NULL'} FROM doc "
+            f"WHERE {' AND '.join(where)} ORDER BY started DESC",
+            values,
+        ).fetchall()
+        if cwd is not None:
+            from txcript.sessions import is_under
+
+            rows = [row for row in rows if row[2] is not None and is_under(row[2], cwd)]
+        docs = [doc for doc, _, _ in rows]
+        starts = [started for _, started, _ in rows]
+        if len(set(starts)) < len(starts):
+            self._untie(docs, starts, harness_ids)
+        return Ranked(self, docs)
+
+    def _untie(self, docs: list[int], starts: list[int], harness_ids: Sequence[str]) -> None:
+        """Put each run of ``docs`` with equal start time in discovery's order."""
+        runs: list[tuple[int, int]] = []
+        at = 0
+        while at < len(starts):
+            end = at + 1
+            while end < len(starts) and starts[end] == starts[at]:
+                end += 1
+            if end - at > 1:
+                runs.append((at, end))
+            at = end
+        place = {harness: n for n, harness in enumerate(harness_ids)}
+        order: dict[int, tuple[int, int, str]] = {}
+        tied = [doc for at, end in runs for doc in docs[at:end]]
+        for first in range(0, len(tied), 500):
+            chunk = tied[first : first + 500]
+            for doc, harness, seq, reference in self.conn.execute(
+                "SELECT doc, harness, seq, reference FROM doc "
+                f"WHERE doc IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
+                order[doc] = (place.get(harness, len(place)), seq, reference)
+        for at, end in runs:
+            docs[at:end] = sorted(docs[at:end], key=order.__getitem__)
+
+    def listings(self, docs: Sequence[int]) -> dict[int, Discovered]:
+        """The held listing of each of ``docs``."""
+        out: dict[int, Discovered] = {}
+        for start in range(0, len(docs), 500):
+            chunk = docs[start : start + 500]
+            for doc, listing in self.conn.execute(
+                f"SELECT doc, listing FROM doc WHERE doc IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
+                try:
+                    out[doc] = _decode_listing(listing)
+                except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
+                    raise sqlite3.DatabaseError(f"search index listing unreadable: {exc}") from None
+        return out
 
     def _write(self, work: Callable[[], None]) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
@@ -360,7 +547,7 @@ class Index:
             work()
         except BaseException:
             self.conn.execute("ROLLBACK")
-            self._docs = None
+            self._held, self._all_held = {}, False
             self._dictionary, self._dictionary_read, self._compressor = None, False, None
             raise
         self.conn.execute("COMMIT")
@@ -378,15 +565,28 @@ class Index:
         self.conn.execute("DELETE FROM body WHERE doc = ?", (doc,))
 
     def _prune(self, keys: Iterable[Key]) -> None:
-        known = self.docs()
         for key in keys:
-            doc, _ = known.pop(key)
+            doc, _ = self._docs_of(key[0]).pop(key)
             self._drop_body(doc)
             self.conn.execute("DELETE FROM doc WHERE doc = ?", (doc,))
 
+    def _relist(self, sessions: Sequence[tuple[Discovered, int]]) -> None:
+        """Hold the listings of ``sessions`` (whose lines stand) as discovered now."""
+        self.conn.executemany(
+            "UPDATE doc SET started = ?, seq = ?, cwd = ?, listing = ? "
+            "WHERE doc = ? AND (seq IS NOT ? OR listing IS NOT ?)",
+            [
+                (micros(s.timestamp), seq, s.cwd, encoded, doc, seq, encoded)
+                for s, seq in sessions
+                for encoded, (doc, _) in (
+                    (_encode_listing(s), self._docs_of(s.harness)[session_key(s)]),
+                )
+            ],
+        )
+
     def _store(self, batch: list[Packing], *, train: bool = False) -> None:
         if train:
-            trained = _train([said.data for _, _, said, _ in batch if said is not None])
+            trained = _train([said.data for _, _, _, said, _ in batch if said is not None])
             if trained is not None:
                 self.conn.execute(
                     "INSERT INTO dictionary(id, data) VALUES (?, ?)",
@@ -394,23 +594,35 @@ class Index:
                 )
                 self._dictionary, self._dictionary_read, self._compressor = trained, True, None
         compress = self._said_compressor().compress
-        known = self.docs()
-        for session, fingerprint, said, output in batch:
+        for session, fingerprint, seq, said, output in batch:
             key = session_key(session)
+            known = self._docs_of(session.harness)
             held = known.get(key)
+            listed = (
+                fingerprint,
+                micros(session.timestamp),
+                seq,
+                session.cwd,
+                _encode_listing(session),
+            )
             if held is None:
                 cursor = self.conn.execute(
-                    "INSERT INTO doc(harness, id, reference, fingerprint) VALUES (?, ?, ?, ?)",
-                    (*key, fingerprint),
+                    "INSERT INTO doc(harness, id, reference, fingerprint, started, seq, cwd, "
+                    "listing) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*key, *listed),
                 )
                 doc = int(cursor.lastrowid or 0)
             else:
                 doc = held[0]
                 self._drop_body(doc)
                 self.conn.execute(
-                    "UPDATE doc SET fingerprint = ? WHERE doc = ?", (fingerprint, doc)
+                    "UPDATE doc SET fingerprint = ?, started = ?, seq = ?, cwd = ?, listing = ? "
+                    "WHERE doc = ?",
+                    (*listed, doc),
                 )
             known[key] = (doc, fingerprint)
+            if said is None and output is None:
+                continue
             self.conn.execute(
                 "INSERT INTO body(doc, said, output) VALUES (?, ?, ?)",
                 (

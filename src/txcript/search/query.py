@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import AnyStr
 
 from txcript.harnesses.base import Discovered
-from txcript.search.index import Index, parts_for, session_key
+from txcript.search.index import Index, Ranked, parts_for, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
 from txcript.search.parts import ORIGIN_CODE, Part
 from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, fold, holds
@@ -195,9 +195,22 @@ def scored_best(scored: list[Scored]) -> int:
     return max(score for score, _, _ in scored)
 
 
+def _ranked_from(index: Index, sessions: Sequence[Discovered]) -> Ranked:
+    """``sessions`` (newest first) as the docs of the index that hold them."""
+    known = index.docs()
+    docs: list[int] = []
+    listings: dict[int, Discovered] = {}
+    for session in sessions:
+        held = known.get(session_key(session))
+        if held is not None and held[0] not in listings:
+            docs.append(held[0])
+            listings[held[0]] = session
+    return Ranked(index, docs, listings)
+
+
 def search(
     index: Index,
-    sessions: Sequence[Discovered],
+    sessions: Sequence[Discovered] | Ranked,
     pattern_text: str,
     *,
     origins: frozenset[str] = DEFAULT_ORIGINS,
@@ -211,16 +224,12 @@ def search(
     characters, and the final scan) to the newest ``scan_limit`` sessions: for the picker,
     which searches as the user types. The answer is exact within those sessions."""
     pattern = Pattern(pattern_text)
-    if pattern.empty:
+    if pattern.empty and not isinstance(sessions, Ranked):
         return [SessionMatch(s, 0, ()) for s in sessions[:limit]]
-    known = index.docs()
-    rank: dict[int, int] = {}
-    by_doc: dict[int, Discovered] = {}
-    for position, session in enumerate(sessions):
-        held = known.get(session_key(session))
-        if held is not None and held[0] not in rank:
-            rank[held[0]] = position
-            by_doc[held[0]] = session
+    ranked = sessions if isinstance(sessions, Ranked) else _ranked_from(index, sessions)
+    if pattern.empty:
+        return [SessionMatch(s, 0, ()) for s in ranked.sessions(ranked.docs[:limit])]
+    rank = {doc: position for position, doc in enumerate(ranked.docs)}
     lines = _Lines(index, pattern, origins)
     best: dict[int, int] = {}
     settled: dict[int, tuple[Hit, ...]] = {}
@@ -265,11 +274,11 @@ def search(
                 best[doc] = scored_best(scored)
     chosen = sorted(best, key=lambda d: (-best[d], rank[d]))[:limit]
     matches = []
-    for doc in chosen:
+    for doc, session in zip(chosen, ranked.sessions(chosen), strict=True):
         if doc in settled:
             score, hits = best[doc], settled[doc]
         else:
             score, hits = _top(lines.scored(doc, lines.parts, None), hits_per_session)
-        matches.append((score, rank[doc], SessionMatch(by_doc[doc], score, hits)))
+        matches.append((score, rank[doc], SessionMatch(session, score, hits)))
     matches.sort(key=lambda item: (-item[0], item[1]))
     return [match for _, _, match in matches]

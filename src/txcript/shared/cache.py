@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from txcript.diagnostics import warn
@@ -124,6 +124,10 @@ CREATE TABLE held(
 """
 
 
+#: Up to this many references are looked up by name; more read the store's whole scope.
+_FEW_REFERENCES = 256
+
+
 class MetadataCache:
     """Each session's listing fields, per store, under the key the store derived them at.
 
@@ -137,19 +141,28 @@ class MetadataCache:
         self.conn = conn
         self.persistent = persistent
 
-    def entries(self, store: str) -> dict[str, tuple[str, bytes]]:
-        """``reference → (key, fields)`` of every entry of ``store``."""
+    def entries(
+        self, store: str, references: Sequence[str] | None = None
+    ) -> dict[str, tuple[str, bytes]]:
+        """``reference → (key, fields)`` of every entry of ``store`` (of those of
+        ``references`` only, when given: a lookup of a few files reads only theirs)."""
+        query = "SELECT reference, key, fields FROM listing WHERE store = ?"
         try:
-            return {
-                reference: (key, bytes(fields))
-                for reference, key, fields in self.conn.execute(
-                    "SELECT reference, key, fields FROM listing WHERE store = ?", (store,)
-                )
-                if isinstance(reference, str) and isinstance(key, str) and key
-            }
+            if references is None or len(references) > _FEW_REFERENCES:
+                rows = self.conn.execute(query, (store,)).fetchall()
+            else:
+                marks = ", ".join("?" * len(references))
+                rows = self.conn.execute(
+                    f"{query} AND reference IN ({marks})", (store, *references)
+                ).fetchall()
         except sqlite3.Error as exc:
             self._fail(exc)
             return {}
+        return {
+            reference: (key, bytes(fields))
+            for reference, key, fields in rows
+            if isinstance(reference, str) and isinstance(key, str) and key
+        }
 
     def update(
         self,

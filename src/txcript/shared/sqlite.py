@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -219,6 +217,9 @@ def check_complete(path: Path, info: FileInfo, label: str) -> None:
 @contextlib.contextmanager
 def _snapshot(path: Path, label: str) -> Iterator[Path]:
     """A private copy of a WAL database and its ``-wal``, removed afterwards."""
+    import shutil  # (with tempfile, only here: most reads never copy, and these import a lot)
+    import tempfile
+
     parent = cache_dir() / "snapshots"
     try:
         parent.mkdir(parents=True, exist_ok=True)

@@ -147,7 +147,11 @@ class ClaudeCodeStore:
     def _session_references(self, id_prefix: str = "") -> list[str]:
         """:meth:`session_files` as the path strings sessions are referenced by, in the same
         order (by project, then file name), without building a ``Path`` per file."""
-        found: list[tuple[str, str, str]] = []
+        return [entry.path for entry in self._session_entries(id_prefix)]
+
+    def _session_entries(self, id_prefix: str = "") -> list[os.DirEntry[str]]:
+        """The directory entries of :meth:`session_files`, in its order."""
+        found: list[tuple[str, str, os.DirEntry[str]]] = []
         try:
             projects = list(os.scandir(self.projects))
         except OSError:
@@ -166,11 +170,28 @@ class ClaudeCodeStore:
                 try:
                     # Not only regular files: a FIFO or device is refused with a warning by scan.
                     if not entry.is_dir():
-                        found.append((project.name, name, entry.path))
+                        found.append((project.name, name, entry))
                 except OSError:
                     continue
-        found.sort()
-        return [reference for _, _, reference in found]
+        found.sort(key=lambda item: (item[0], item[1]))
+        return [entry for _, _, entry in found]
+
+    def fingerprinted(self) -> dict[str, str]:
+        """Every file :meth:`discover` looks at, with its fingerprint now (``""`` when it cannot
+        be statted): a file whose fingerprint stands is listed as it was (see
+        :class:`txcript.harnesses.base.ListsByFile`)."""
+        out: dict[str, str] = {}
+        for entry in self._session_entries():
+            try:
+                out[entry.path] = file_key(entry.stat())
+            except OSError:
+                out[entry.path] = ""
+        return out
+
+    def discover_references(self, references: Iterable[str]) -> list[Discovered]:
+        """The sessions among ``references`` (files :meth:`fingerprinted` named), each exactly as
+        :meth:`discover` lists it, newest first."""
+        return self._listed(list(references), complete=False)
 
     def scan(self, path: Path) -> tuple[Meta, datetime] | None:
         """The Meta of a session file and its mtime; None when it is not a readable session."""
@@ -210,7 +231,7 @@ class ClaudeCodeStore:
         file of the store) also forgets cached files that are gone."""
         cache = metadata_cache()
         scope = f"{HARNESS}:{self.projects}"
-        known = cache.entries(scope)
+        known = cache.entries(scope, None if complete else references)
         fresh: dict[str, tuple[str, bytes]] = {}
         settled = time.time_ns() - _SETTLED_NS
         out: list[Discovered] = []

@@ -67,6 +67,11 @@ class CursorDesktop(Harness["CursorSession"]):
 
         return locations.default_root()
 
+    def change_token(self, root: Path) -> str:
+        from txcript.harnesses.cursor_desktop import locations
+
+        return locations.change_token(root)
+
     def open_store(self, root: Path) -> Any:
         from txcript.harnesses.cursor_desktop import store
 

@@ -44,3 +44,16 @@ def default_root() -> Path | None:
         return Path(override)
     home = home_dir()
     return None if home is None else root_for(sys.platform, home)
+
+
+def database_path(root: Path) -> Path:
+    """The app's state database under its ``User`` directory ``root``."""
+    return root / "globalStorage" / "state.vscdb"
+
+
+def change_token(root: Path) -> str:
+    """A token that moves whenever the store's database may have been written (see
+    :func:`txcript.shared.sqlite.change_token`), taken without opening the store."""
+    from txcript.shared.sqlite import change_token as database_token
+
+    return database_token(database_path(root))

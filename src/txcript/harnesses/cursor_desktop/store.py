@@ -48,11 +48,12 @@ from txcript.harnesses.cursor_desktop.locations import (
     DEFAULT_BUSY_TIMEOUT,
     ENV_OVERRIDE,
     busy_timeout_setting,
+    change_token,
+    database_path,
     default_root,
     root_for,
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
-from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.files import preflight_write, sqlite_files
 from txcript.shared.ids import CURSOR_IDS
 from txcript.shared.jsonutil import try_loads
@@ -122,7 +123,7 @@ class CursorDesktopStore:
 
     def __init__(self, root: Path, *, busy_timeout: float | None = None) -> None:
         self.root = root
-        self.database = root / "globalStorage" / "state.vscdb"
+        self.database = database_path(root)
         self.busy_timeout = busy_timeout if busy_timeout is not None else busy_timeout_setting()
 
     def location(self, reference: str) -> str:
@@ -188,7 +189,7 @@ class CursorDesktopStore:
         """Moves whenever the database may have been written (``stat`` of it and its WAL and
         journal; see :func:`txcript.shared.sqlite.change_token`): while it stands, every
         fingerprint stands, and asking for them (a scan of every bubble key) can be skipped."""
-        return shared_sqlite.change_token(self.database)
+        return change_token(self.root)
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         """A change token per reference; ``""`` when unknown (treat as changed). Never raises.
