@@ -116,6 +116,32 @@ def test_list_imports_the_store_of_the_one_harness_on_disk(isolated_home: Path) 
     assert others == []
 
 
+@pytest.mark.parametrize("args", [("list",), ("query", "tests")])
+def test_an_unwritten_cursor_store_is_answered_without_importing_its_store(
+    args: tuple[str, ...], isolated_home: Path
+) -> None:
+    """While the database's files have not moved, ``list`` uses the listing kept under its
+    change token and ``query`` the sessions its index holds: the store's code (and the database
+    itself) is never opened."""
+    import os
+    import time
+
+    sys.path.insert(0, str(Path(__file__).parent / "cursor_desktop"))
+    import dbfixtures as fx
+
+    database = isolated_home / ".config" / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    fx.app_3_16(database)
+    when = time.time() - 60
+    for name in (database, Path(f"{database}-wal"), Path(f"{database}-journal")):
+        if name.exists():
+            os.utime(name, (when, when))
+    first = imported(*args, home=isolated_home)
+    assert "txcript.harnesses.cursor_desktop.store" in first  # the first run lists the store
+    again = imported(*args, home=isolated_home)
+    assert "txcript.harnesses.cursor_desktop.locations" in again
+    assert "txcript.harnesses.cursor_desktop.store" not in again
+
+
 @pytest.mark.parametrize("info", [i for i in harnesses.REGISTRY if i.implementation])
 def test_each_registry_descriptor_matches_its_class(info: harnesses.HarnessInfo) -> None:
     harness = harnesses.get(info.id)
