@@ -13,6 +13,11 @@ be a legacy document), and reads only the head of a rollout — until :class:`~.
 everything, normally a handful of lines — so its metadata is exactly what load + ``to_common``
 gives. ``updated_at`` is the file's mtime.
 
+**Noticing changes.** A rollout's fingerprint is its own ``"<mtime ns>:<size>"`` joined with
+``session_index.jsonl``'s: a listing depends on both (the thread name comes from the index), so a
+search index that keeps listings (:class:`~txcript.harnesses.base.ListsByFile`) lists a rollout
+again when either moved, and only then.
+
 **Compressed rollouts** need a zstd decoder: Python 3.14's ``compression.zstd`` or the
 ``zstandard`` package. Without one, discovery skips them with one warning and loading one is a
 one-line error.
@@ -57,7 +62,7 @@ from txcript.shared.files import (
     PathRefused,
     Undo,
     decode_lossless,
-    file_fingerprints,
+    file_key,
     modified_at,
     open_regular,
     preflight_write,
@@ -306,6 +311,34 @@ class CodexStore:
         found = self._listed(self._files(id_prefix))
         return [d for d in found if d.meta_id.startswith(id_prefix)]
 
+    def fingerprinted(self) -> dict[str, str]:
+        """Every rollout :meth:`discover` looks at, with its fingerprint now (see
+        :class:`txcript.harnesses.base.ListsByFile`)."""
+        names = self._index_key()
+        return {str(path): _fingerprint(str(path), names) for path in self._files()}
+
+    def discover_references(self, references: Iterable[str]) -> list[Discovered]:
+        """The sessions among ``references`` (rollouts :meth:`fingerprinted` named), each exactly
+        as :meth:`discover` lists it. A rollout gone since, or a compressed one whose plain twin
+        now exists, is not listed (discovery would not look at it)."""
+        paths = []
+        for reference in references:
+            if reference.endswith(".zst") and os.path.lexists(reference[: -len(".zst")]):
+                continue
+            if os.path.lexists(reference):
+                paths.append(Path(reference))
+        return self._listed(paths)
+
+    def _index_key(self) -> str | None:
+        """``session_index.jsonl``'s part of every fingerprint: ``-`` when there is none, None
+        when it cannot be examined (nothing is then known)."""
+        try:
+            return file_key(os.stat(self.index))
+        except FileNotFoundError:
+            return "-"
+        except OSError:
+            return None
+
     def _listed(self, paths: list[Path]) -> list[Discovered]:
         titles = read_index(self.index)
         found: list[Discovered] = []
@@ -473,10 +506,23 @@ class CodexStore:
                 given.unlink()
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
-        return file_fingerprints(references)
+        """What :meth:`fingerprinted` gives each of ``references`` (the rollout and the index
+        of thread names, which its listing and its load both read)."""
+        names = self._index_key()
+        return {reference: _fingerprint(reference, names) for reference in references}
 
     def location(self, reference: str) -> str:
         return reference
+
+
+def _fingerprint(reference: str, names: str | None) -> str:
+    """A rollout's fingerprint: its file key and the index's (``""`` when either is unknown)."""
+    if names is None:
+        return ""
+    try:
+        return f"{file_key(os.stat(reference))}+{names}"
+    except OSError:
+        return ""
 
 
 def parse_legacy(text: str) -> CodexSession | None:

@@ -1,0 +1,138 @@
+"""A warm query lists and reads only what changed in every store of files, not only Claude
+Code's: each store's fingerprints cover what its listing reads (Codex's thread names in
+``session_index.jsonl``, Cursor CLI's database, WAL and side files, Gemini's duplicate copies and
+project registry), so a change there lists again exactly the sessions it may change."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from searchfixtures import transcript
+
+from txcript import harnesses
+from txcript.harnesses.base import Discovered
+from txcript.search import find
+from txcript.search import index as index_module
+
+ONE = "11111111-1111-4111-8111-111111111111"
+TWO = "22222222-2222-4222-8222-222222222222"
+THREE = "33333333-3333-4333-8333-333333333333"
+
+
+@pytest.fixture(autouse=True)
+def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path
+
+
+class Counted:
+    """What the index read (sessions turned into lines) and what one store listed again; a
+    whole discovery of that store fails the test."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, store_class: Any) -> None:
+        self.read: list[str] = []
+        self.listed: list[list[str]] = []
+        real_read = index_module._read_lines
+        real_list = store_class.discover_references
+
+        def read(session: Discovered) -> object:
+            self.read.append(session.meta_id)
+            return real_read(session)
+
+        def listed(store: object, references: Iterable[str]) -> list[Discovered]:
+            refs = list(references)
+            self.listed.append(refs)
+            return real_list(store, refs)  # type: ignore[no-any-return]
+
+        def whole(store: object) -> list[Discovered]:
+            raise AssertionError(f"a query must not discover the whole {store_class.__name__}")
+
+        monkeypatch.setattr(index_module, "_read_lines", read)
+        monkeypatch.setattr(store_class, "discover_references", listed)
+        monkeypatch.setattr(store_class, "discover", whole)
+
+    def take(self) -> tuple[list[str], list[list[str]]]:
+        out = (sorted(self.read), [sorted(refs) for refs in self.listed])
+        self.read.clear()
+        self.listed.clear()
+        return out
+
+
+def _ids(pattern: str = "") -> list[str]:
+    return [m.session.meta_id for m in find(pattern, limit=100)]
+
+
+def _titles() -> dict[str, str | None]:
+    return {m.session.meta_id: m.session.title for m in find("", limit=100)}
+
+
+def _save(harness_id: str, root: Path, item: Any) -> Path:
+    harness = harnesses.get(harness_id)
+    store = harness.store(root)
+    assert store is not None
+    return Path(store.save(harness.from_common(item), force=True).reference)
+
+
+# ------------------------------------------------------------------------------------ Codex
+
+
+def test_a_warm_query_lists_and_reads_only_the_codex_rollouts_that_changed(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from txcript.harnesses.codex.store import CodexStore
+
+    root = stores / "codex"
+    one = _save("codex", root, transcript(ONE, [("user", "alpha")], day=0))
+    two = _save("codex", root, transcript(TWO, [("user", "beta")], day=1))
+    counted = Counted(monkeypatch, CodexStore)
+
+    assert _ids() == [TWO, ONE]
+    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
+    assert _ids("beta") == [TWO]
+    assert counted.take() == ([], [])  # nothing changed: nothing listed, nothing read
+
+    three = _save("codex", root, transcript(THREE, [("user", "gamma")], day=2))
+    assert _ids("gamma") == [THREE]
+    assert counted.take() == ([THREE], [[str(three)]])
+
+    with one.open("a") as handle:  # an appended message moves size and mtime
+        said = [x for x in one.read_text().splitlines() if '"response_item"' in x and "alpha" in x]
+        handle.write(said[-1].replace("alpha", "delta") + "\n")
+    assert _ids("delta") == [ONE]
+    assert counted.take() == ([ONE], [[str(one)]])
+
+    one.unlink()
+    assert _ids() == [THREE, TWO]
+    assert counted.take() == ([], [])  # a gone rollout is pruned without listing anything
+
+
+def test_a_thread_renamed_in_the_codex_index_is_listed_again_with_its_name(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from txcript.harnesses.codex.store import CodexStore
+
+    root = stores / "codex"
+    one = _save("codex", root, transcript(ONE, [("user", "alpha")], title="first", day=0))
+    two = _save("codex", root, transcript(TWO, [("user", "beta")], day=1))
+    assert _titles() == {ONE: "first", TWO: "beta"}
+    counted = Counted(monkeypatch, CodexStore)
+    assert _titles() == {ONE: "first", TWO: "beta"}
+    assert counted.take() == ([], [])
+
+    with (root / "session_index.jsonl").open("a") as handle:  # Codex renames by appending
+        handle.write(json.dumps({"id": TWO, "thread_name": "renamed"}) + "\n")
+    assert _titles() == {ONE: "first", TWO: "renamed"}
+    # Any rename may name any rollout's thread: every rollout is listed (and read) again once.
+    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
+    assert [m.session.meta_id for m in find("renamed", limit=10)] == [TWO]
+    assert counted.take() == ([], [])
+
+    (root / "session_index.jsonl").unlink()  # the names go: the derived titles come back
+    assert _titles() == {ONE: "alpha", TWO: "beta"}
