@@ -6,7 +6,6 @@ project registry), so a change there lists again exactly the sessions it may cha
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
