@@ -246,13 +246,18 @@ def test_discovery_matches_load_for_written_sessions(root: Path) -> None:
         )
 
 
-def test_fingerprints_are_mtime_and_size(root: Path) -> None:
+def test_fingerprints_are_mtime_and_size_of_the_rollout_and_the_index(root: Path) -> None:
     saved = H.store(root).save(H.from_common(sample()))
     st = os.stat(saved.reference)
     prints = H.store(root).fingerprints([saved.reference, str(root / "gone.jsonl")])
-    assert prints == {
-        saved.reference: f"{st.st_mtime_ns}:{st.st_size}",
+    assert prints == {  # (no title: nothing written to the index yet)
+        saved.reference: f"{st.st_mtime_ns}:{st.st_size}+-",
         str(root / "gone.jsonl"): "",
+    }
+    H.store(root).save(H.from_common(sample(title="named")), force=True)
+    st, index = os.stat(saved.reference), os.stat(root / "session_index.jsonl")
+    assert H.store(root).fingerprints([saved.reference]) == {
+        saved.reference: f"{st.st_mtime_ns}:{st.st_size}+{index.st_mtime_ns}:{index.st_size}"
     }
 
 
