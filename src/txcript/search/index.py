@@ -113,6 +113,7 @@ Token = tuple[str, str]
 
 _encode_listing = msgspec.json.Encoder().encode
 _decode_listing = msgspec.json.Decoder(Discovered).decode
+_UNFETCHED = object()
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -222,6 +223,8 @@ class Index:
         self._dictionary_read = False
         self._compressor: zstandard.ZstdCompressor | None = None
         self._decompressors: dict[int, zstandard.ZstdDecompressor] = {}
+        #: Stored parts fetched ahead (see :meth:`prefetch`), until :meth:`part` takes them.
+        self._fetched: dict[tuple[int, int], object] = {}
 
     def close(self) -> None:
         self.conn.close()
@@ -676,15 +679,38 @@ class Index:
         return decompressor.decompress(blob)
 
     # -- reading it ----------------------------------------------------------------------------
+    def prefetch(self, docs: Sequence[int], parts: Sequence[int]) -> None:
+        """Fetch the stored ``parts`` of ``docs`` in one query, for :meth:`part` to decode (a
+        query visiting candidates newest first asks for them in runs)."""
+        columns = ", ".join(_COLUMN[part] for part in parts)
+        marks = ", ".join("?" * len(docs))
+        for doc, *blobs in self.conn.execute(
+            f"SELECT doc, {columns} FROM body WHERE doc IN ({marks})", docs
+        ):
+            for part, blob in zip(parts, blobs, strict=True):
+                self._fetched[(doc, part)] = blob
+        for doc in docs:  # (a doc without a body has no parts)
+            for part in parts:
+                self._fetched.setdefault((doc, part), None)
+
+    def forget_fetched(self) -> None:
+        """Drop what :meth:`prefetch` fetched and no :meth:`part` took."""
+        self._fetched.clear()
+
     def part(self, doc: int, part: int) -> Part | None:
         """One part of a session's lines, decoded (None when the session has none)."""
-        row = self.conn.execute(
-            f"SELECT {_COLUMN[part]} FROM body WHERE doc = ?", (doc,)
-        ).fetchone()
-        if row is None or row[0] is None:
+        blob = self._fetched.pop((doc, part), _UNFETCHED)
+        if blob is _UNFETCHED:
+            row = self.conn.execute(
+                f"SELECT {_COLUMN[part]} FROM body WHERE doc = ?", (doc,)
+            ).fetchone()
+            blob = None if row is None else row[0]
+        if blob is None:
             return None
+        if not isinstance(blob, bytes):
+            raise sqlite3.DatabaseError("search index part is not a blob")
         try:
-            data = self._decompress_said(row[0]) if part == SAID else _bz2().decompress(row[0])
+            data = self._decompress_said(blob) if part == SAID else _bz2().decompress(blob)
             return Part(doc, data)
         except (zstandard.ZstdError, OSError, ValueError, msgspec.DecodeError) as exc:
             # Damage met this late is a corrupt cache: the caller degrades on DatabaseError.
@@ -703,17 +729,23 @@ class Index:
         placed.sort(key=lambda item: item[0])
         return [held.stored(order[2]) for order, held in placed]
 
-    def candidates(self, needles: Sequence[str], parts: Sequence[int]) -> dict[int, list[int]]:
+    def candidates(
+        self, needles: Sequence[str], parts: Sequence[int]
+    ) -> dict[int, tuple[int, ...]]:
         """By doc: its parts whose folded lines may contain every needle (each ≥ 3
         characters), somewhere; a superset of the parts with a line that does."""
         trigrams = sorted({n[i : i + 3] for n in needles for i in range(len(n) - 2)})
         query = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in trigrams)
-        found: dict[int, list[int]] = {}
+        found: dict[int, tuple[int, ...]] = {}
         for part in parts:
             table = _FTS[part]
             rows = self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (query,))
-            for (doc,) in rows:
-                found.setdefault(doc, []).append(part)
+            docs = [doc for (doc,) in rows]
+            if not found:
+                found = dict.fromkeys(docs, (part,))
+                continue
+            for doc in docs:
+                found[doc] = (*found.get(doc, ()), part)
         return found
 
     def size_bytes(self) -> int:

@@ -38,6 +38,8 @@ from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, 
 
 #: Trigram narrowing needs at least this many characters per needle.
 _MIN_NEEDLE = 3
+#: Candidates are visited in runs of this many, each run's parts fetched at once.
+_RUN = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,23 +252,31 @@ def search(
         if all(len(n) >= _MIN_NEEDLE for n in needles_of_tier):
             found = index.candidates(needles_of_tier, lines.parts)
         else:  # too short for trigrams: a substring test of each part, newest first
-            found = {doc: list(lines.parts) for doc in newest}
-        candidates = {doc: parts for doc, parts in found.items() if doc in rank and doc not in best}
+            found = dict.fromkeys(newest, lines.parts)
         if tier_score is None:
-            for doc, parts in candidates.items():
-                scored = lines.scored(doc, parts, needles_of_tier)
-                if scored:
-                    best[doc] = scored_best(scored)
+            for doc, parts in found.items():
+                if doc in rank and doc not in best:
+                    scored = lines.scored(doc, parts, needles_of_tier)
+                    if scored:
+                        best[doc] = scored_best(scored)
             continue
-        for doc in sorted(candidates, key=rank.__getitem__):
-            reached = lines.reaching(
-                doc, candidates[doc], needles_of_tier, tier_score, hits_per_session
-            )
-            if reached:
-                best[doc] = tier_score
-                settled[doc] = tuple(hit for _, _, hit in reached[:hits_per_session])
-                if len(best) >= limit:
-                    break
+        # Newest first, in runs whose stored parts are fetched in one query each.
+        visit = [doc for doc in ranked.docs if doc in found and doc not in best]
+        for start in range(0, len(visit), _RUN):
+            run = visit[start : start + _RUN]
+            index.prefetch(run, lines.parts)
+            for doc in run:
+                reached = lines.reaching(
+                    doc, found[doc], needles_of_tier, tier_score, hits_per_session
+                )
+                if reached:
+                    best[doc] = tier_score
+                    settled[doc] = tuple(hit for _, _, hit in reached[:hits_per_session])
+                    if len(best) >= limit:
+                        break
+            if len(best) >= limit:
+                break
+        index.forget_fetched()
     if len(best) < limit:
         for doc in [doc for doc in newest if doc not in best]:
             scored = lines.scored(doc, lines.parts, None)

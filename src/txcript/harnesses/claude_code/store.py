@@ -24,9 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import time
-import uuid
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -396,6 +394,9 @@ class ClaudeCodeStore:
         )
         # Side directories are moved aside first (a rename, undone if anything later fails),
         # then the session file goes, and only then is what was moved aside removed for good.
+        import shutil  # (with uuid, which loads the platform module: for delete alone)
+        import uuid
+
         trash = side_root / f".txcript-deleting-{uuid.uuid4().hex}"
         moved: list[Path] = []
         try:
