@@ -6,6 +6,7 @@ project registry), so a change there lists again exactly the sessions it may cha
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,44 @@ def test_a_thread_renamed_in_the_codex_index_is_listed_again_with_its_name(
 
     (root / "session_index.jsonl").unlink()  # the names go: the derived titles come back
     assert _titles() == {ONE: "alpha", TWO: "beta"}
+
+
+# ------------------------------------------------------------------------------- Cursor CLI
+
+
+def test_a_warm_query_lists_and_reads_only_the_cursor_cli_chats_that_changed(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from txcript.harnesses.cursor_cli.store import CursorCliStore
+
+    chats = stores / "cursor-chats"
+    monkeypatch.setenv("CURSOR_CHATS_DIR", str(chats))
+    one = _save("cursor_cli", chats, transcript(ONE, [("user", "alpha")], day=0))
+    two = _save("cursor_cli", chats, transcript(TWO, [("user", "beta")], day=1))
+    counted = Counted(monkeypatch, CursorCliStore)
+
+    assert _ids() == [TWO, ONE]
+    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
+    assert _ids("beta") == [TWO]
+    assert counted.take() == ([], [])
+
+    three = _save("cursor_cli", chats, transcript(THREE, [("user", "gamma")], day=2))
+    assert _ids("gamma") == [THREE]
+    assert counted.take() == ([THREE], [[str(three)]])
+
+    # A chat written again (the agent appends to store.db and its WAL) is listed and read again.
+    _save("cursor_cli", chats, transcript(ONE, [("user", "alpha"), ("assistant", "delta")]))
+    assert _ids("delta") == [ONE]
+    assert counted.take() == ([ONE], [[str(one)]])
+
+    meta = two / "meta.json"  # a rename through meta.json alone
+    document = json.loads(meta.read_text())
+    meta.write_text(json.dumps({**document, "title": "renamed"}))
+    assert _titles()[TWO] == "renamed"
+    assert counted.take() == ([TWO], [[str(two)]])
+
+    for name in os.listdir(one):
+        os.unlink(one / name)
+    one.rmdir()
+    assert _ids() == [THREE, TWO]
+    assert counted.take() == ([], [])  # a gone chat is pruned without listing anything

@@ -16,6 +16,13 @@ starting with ``.`` (txcript's own temporary directories), and reads only the ``
 ``workspacePath``, no title, no start time, no model), so what it lists is exactly what a load
 gives. A chat that cannot be read is skipped with a warning.
 
+**Noticing changes.** A chat's fingerprint (:meth:`CursorCliStore.fingerprints`) is the
+``"<mtime ns>:<size>"`` of every file its listing or its load reads (``store.db``, its ``-wal``
+and ``-journal``, ``meta.json``, ``prompt_history.json``) and the workspace its bucket resolves
+to from the current directory (a chat without ``workspacePath`` takes its cwd from there). A
+search index that keeps listings (:class:`~txcript.harnesses.base.ListsByFile`) lists a chat
+again only when that moved.
+
 **Saving** validates the id, the bucket and the cwd first, then builds the whole directory in a
 temporary directory beside its target and renames it into place: a reader sees the chat whole or
 not at all. An existing chat is refused unless ``force``, and then it is backed up first
@@ -43,7 +50,7 @@ from txcript.harnesses.base import Discovered, Saved
 from txcript.harnesses.cursor_cli.locations import ENV_CHATS
 from txcript.shared import backups
 from txcript.shared import sqlite as shared_sqlite
-from txcript.shared.files import MAX_SIDE_FILE_BYTES, preflight_write, read_regular
+from txcript.shared.files import MAX_SIDE_FILE_BYTES, file_key, preflight_write, read_regular
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import UUID_IDS, check_session_id, id_problem
 from txcript.shared.text import shown
@@ -56,6 +63,8 @@ BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
 DB_NAME, META_JSON, PROMPTS_JSON = "store.db", "meta.json", "prompt_history.json"
 #: Every file a saved chat directory holds.
 _CHAT_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", META_JSON, PROMPTS_JSON)
+#: Every file a chat's listing or load reads (``-shm`` holds no data and readers write to it).
+_READ_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-journal", META_JSON, PROMPTS_JSON)
 
 
 def chats_dir(root: Path) -> Path:
@@ -197,6 +206,16 @@ class CursorCliStore:
     def discover(self) -> list[Discovered]:
         return self._listed(self._chat_dirs())
 
+    def fingerprinted(self) -> dict[str, str]:
+        """Every chat directory :meth:`discover` looks at, with its fingerprint now (see
+        :class:`txcript.harnesses.base.ListsByFile`)."""
+        return self.fingerprints(str(directory) for directory in self._chat_dirs())
+
+    def discover_references(self, references: Iterable[str]) -> list[Discovered]:
+        """The chats among ``references`` (directories :meth:`fingerprinted` named), each
+        exactly as :meth:`discover` lists it; one whose database is gone since is not listed."""
+        return self._listed(Path(r) for r in references if os.path.isfile(Path(r, DB_NAME)))
+
     def lookup(self, id_prefix: str) -> list[Discovered]:
         """The chats whose id starts with ``id_prefix``, found by directory name (the agent
         names each chat's directory after its id) and listed exactly as :meth:`discover`."""
@@ -307,17 +326,24 @@ class CursorCliStore:
         shutil.rmtree(aside, ignore_errors=True)
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
+        """Each chat directory's fingerprint (see the module's *Noticing changes*); ``""`` when
+        it has no database or a file it reads cannot be examined."""
         out: dict[str, str] = {}
         for reference in references:
             parts = []
-            for name in (DB_NAME, DB_NAME + "-wal", META_JSON):
+            for name in _READ_FILES:
                 try:
-                    stat = os.stat(Path(reference, name))
-                except OSError:
+                    parts.append(file_key(os.stat(Path(reference, name))))
+                except FileNotFoundError:
                     parts.append("-")
-                    continue
-                parts.append(f"{stat.st_mtime_ns}:{stat.st_size}")
-            out[reference] = "" if parts[0] == "-" else "+".join(parts)
+                except OSError:
+                    parts = []
+                    break
+            if not parts or parts[0] == "-":
+                out[reference] = ""
+                continue
+            workspace = self.resolve_bucket(Path(reference).parent.name)
+            out[reference] = "+".join(parts) + ("" if workspace is None else f"@{workspace}")
         return out
 
     def location(self, reference: str) -> str:
