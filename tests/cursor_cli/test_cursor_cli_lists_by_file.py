@@ -104,9 +104,7 @@ def test_a_file_the_chat_reads_that_appears_moves_its_fingerprint(chats: Path, n
 
 
 @pytest.mark.parametrize("name", ["store.db", "store.db-wal", "meta.json", "prompt_history.json"])
-def test_a_file_the_chat_reads_that_changes_moves_its_fingerprint(
-    chats: Path, name: str
-) -> None:
+def test_a_file_the_chat_reads_that_changes_moves_its_fingerprint(chats: Path, name: str) -> None:
     store = CursorCliStore(chats.parent, chats=chats)
     before = store.fingerprinted()
     held = [r for r in before if os.path.lexists(Path(r, name))]
