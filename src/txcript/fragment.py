@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from txcript.errors import BadInput
 from txcript.model import Message, ToolResult, ToolUse, Transcript
@@ -17,8 +18,7 @@ from txcript.model import Message, ToolResult, ToolUse, Transcript
 _RANGE = re.compile(r"([0-9]*)-([0-9]*)|([0-9]+)")
 
 
-@dataclass(frozen=True, slots=True)
-class RangeRequest:
+class RangeRequest(msgspec.Struct, frozen=True, gc=False):
     """A range as the user typed it; ``None`` is an open bound."""
 
     start: int | None
@@ -29,8 +29,7 @@ class RangeRequest:
         return f"#{self.typed}"
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(msgspec.Struct, frozen=True, gc=False):
     """Half-open 0-based message indices ``[start, end)``."""
 
     start: int

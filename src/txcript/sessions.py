@@ -245,8 +245,7 @@ def is_under(path: str, directory: str) -> bool:
 # ------------------------------------------------------------------------------- documents
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(msgspec.Struct, frozen=True):
     """A session read from a file or stdin rather than from a store."""
 
     harness: Harness[Any]

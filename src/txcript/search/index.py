@@ -40,7 +40,6 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
 
@@ -147,15 +146,14 @@ def parts_for(origins: Iterable[str]) -> tuple[int, ...]:
     )
 
 
-@dataclass
-class UpdateStats:
+class UpdateStats(msgspec.Struct):
     """What an update did: sessions read, reused from the index, pruned, and unreadable."""
 
     read: int = 0
     reused: int = 0
     pruned: int = 0
     skipped: int = 0
-    read_keys: list[Key] = field(default_factory=list)
+    read_keys: list[Key] = msgspec.field(default_factory=list)
 
 
 #: The said parts share a zstd dictionary trained on the first sessions of a build with at

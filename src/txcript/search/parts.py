@@ -18,7 +18,6 @@ from __future__ import annotations
 import struct
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
 from typing import AnyStr
@@ -41,8 +40,7 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-@dataclass(frozen=True, slots=True)
-class StoredLine:
+class StoredLine(msgspec.Struct, frozen=True, gc=False):
     doc: int
     origin: str
     message: int | None
@@ -50,8 +48,7 @@ class StoredLine:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Packed:
+class Packed(msgspec.Struct, frozen=True, gc=False):
     """A part ready to store: its bytes, and what the trigram index holds for it."""
 
     data: bytes

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+
+import msgspec
 
 LITERAL_BONUS = 1 << 16
 ATOM_MAX = 10_000
@@ -62,8 +63,7 @@ def _fold_run(found: re.Match[str]) -> str:
     return "".join([_base(ch) for ch in found.group()])
 
 
-@dataclass(frozen=True, slots=True)
-class Atom:
+class Atom(msgspec.Struct, frozen=True, gc=False):
     kind: str  # "fuzzy" | "exact" | "prefix" | "suffix" | "line"
     text: str
     negated: bool = False
@@ -108,8 +108,7 @@ def _atom(raw: str) -> Atom | None:
     return Atom(kind, body, negated)
 
 
-@dataclass(frozen=True, slots=True)
-class LineMatch:
+class LineMatch(msgspec.Struct, frozen=True, gc=False):
     score: int
     #: (start, end) character spans to highlight, sorted, non-overlapping.
     highlights: tuple[tuple[int, int], ...]

@@ -27,8 +27,9 @@ atom) before the full pattern runs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import AnyStr
+
+import msgspec
 
 from txcript.harnesses.base import Discovered
 from txcript.search.index import Index, Ranked, parts_for, session_key
@@ -42,8 +43,7 @@ _MIN_NEEDLE = 3
 _RUN = 32
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(msgspec.Struct, frozen=True, gc=False):
     #: 0-based message index; None for a ``meta`` line (title, cwd, branch).
     message: int | None
     block: int
@@ -53,8 +53,7 @@ class Hit:
     highlights: tuple[tuple[int, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionMatch:
+class SessionMatch(msgspec.Struct, frozen=True, gc=False):
     session: Discovered
     score: int
     hits: tuple[Hit, ...]
