@@ -812,3 +812,21 @@ def test_fixpoint_over_the_codex_representable_subset(transcript: m.Transcript) 
     assert H.to_common(session) == transcript
     assert H.from_text(H.to_text(session)) == session
     assert H.to_text(H.from_common(transcript)) == H.to_text(session)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"type": ["event_msg"], "payload": {}},
+        {"type": {"kind": "response_item"}, "payload": {}},
+        {"type": ["message"], "role": "user"},
+    ],
+)
+def test_a_record_whose_type_is_not_a_string_is_no_known_record(line: dict[str, Any]) -> None:
+    """The fuzz pass found a rollout line whose ``type`` was a list: the kind was looked up in
+    a set and the unhashable value escaped as a TypeError instead of the line being skipped."""
+    assert native.is_known_record(line) is False
+    session = native.parse(current_text() + json.dumps(line) + "\n")  # skipped, and kept
+    assert json.dumps(line) in native.render(session)
+    with pytest.raises(Malformed):  # alone: a one-line error, not a TypeError
+        native.parse(json.dumps(line) + "\n")

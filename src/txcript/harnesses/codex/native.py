@@ -123,10 +123,13 @@ def is_known_record(value: Any) -> bool:
         return False
     kind = value.get("type")
     if "payload" in value:
-        return kind in ENVELOPE_KINDS and isinstance(value["payload"], dict)
+        # (A kind that is not a string, say a list, is no known kind: never a set lookup.)
+        return (
+            isinstance(kind, str) and kind in ENVELOPE_KINDS and isinstance(value["payload"], dict)
+        )
     if kind is None:
         return isinstance(value.get("id"), str) and "timestamp" in value
-    return kind in RESPONSE_ITEM_TYPES
+    return isinstance(kind, str) and kind in RESPONSE_ITEM_TYPES
 
 
 def parse(text: str, label: str | None = None) -> CodexSession:
