@@ -123,18 +123,12 @@ def test_an_unwritten_cursor_store_is_answered_without_importing_its_store(
     """While the database's files have not moved, ``list`` uses the listing kept under its
     change token and ``query`` the sessions its index holds: the store's code (and the database
     itself) is never opened."""
-    import os
-    import time
-
     sys.path.insert(0, str(Path(__file__).parent / "cursor_desktop"))
     import dbfixtures as fx
 
     database = isolated_home / ".config" / "Cursor" / "User" / "globalStorage" / "state.vscdb"
     fx.app_3_16(database)
-    when = time.time() - 60
-    for name in (database, Path(f"{database}-wal"), Path(f"{database}-journal")):
-        if name.exists():
-            os.utime(name, (when, when))
+    fx.written_ago(database, 60)
     first = imported(*args, home=isolated_home)
     assert "txcript.harnesses.cursor_desktop.store" in first  # the first run lists the store
     again = imported(*args, home=isolated_home)

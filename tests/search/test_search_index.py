@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -294,14 +293,6 @@ def test_corrupt_pages_met_after_opening_degrade_with_one_warning(stores: Path) 
     assert len(messages) == 1 and "search cache unavailable" in messages[0], messages
 
 
-def _written_ago(database: Path, seconds: float) -> None:
-    """Date the database's files back, as a store the app last wrote ``seconds`` ago."""
-    when = time.time() - seconds
-    for name in (database, Path(f"{database}-wal"), Path(f"{database}-journal")):
-        if name.exists():
-            os.utime(name, (when, when))
-
-
 def test_an_unwritten_cursor_database_is_not_fingerprinted_again(
     stores: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -312,7 +303,7 @@ def test_an_unwritten_cursor_database_is_not_fingerprinted_again(
 
     database = stores / "Cursor" / "User" / "globalStorage" / "state.vscdb"
     fx.app_3_16(database)
-    _written_ago(database, 60)
+    fx.written_ago(database, 60)
     asked: list[int] = []
     real = CursorDesktopStore.fingerprints
 
@@ -336,7 +327,7 @@ def test_an_unwritten_cursor_database_is_not_fingerprinted_again(
     conn.commit()
     conn.close()
     assert [key[1] for key in _update()] == [fx.CID_A]  # written just now: asked in full
-    _written_ago(database, 30)
+    fx.written_ago(database, 30)
     asked.clear()
     assert _update() == []
     assert asked and asked[-1] > 0  # a new token is checked once in full, then it stands
@@ -355,7 +346,7 @@ def test_an_unwritten_cursor_database_is_not_discovered_again(
 
     database = stores / "Cursor" / "User" / "globalStorage" / "state.vscdb"
     fx.app_3_16(database)
-    _written_ago(database, 60)
+    fx.written_ago(database, 60)
     discovered: list[int] = []
     real = CursorDesktopStore.discover
 
@@ -385,7 +376,7 @@ def test_an_unwritten_cursor_database_is_not_discovered_again(
     )
     conn.commit()
     conn.close()
-    _written_ago(database, 30)
+    fx.written_ago(database, 30)
     second = listed()
     assert len(discovered) == 2  # written since: discovered again
     assert listed() == second and len(discovered) == 2  # and the new listing is kept
@@ -399,14 +390,14 @@ def test_a_database_written_in_the_last_seconds_gives_no_change_token(tmp_path: 
     database = tmp_path / "state.vscdb"
     sqlite3.connect(database).execute("CREATE TABLE t(x)").connection.close()
     assert change_token(database) == ""  # mtime resolution: a same-size write could hide
-    _written_ago(database, 60)
+    fx.written_ago(database, 60)
     first = change_token(database)
     assert first
     conn = sqlite3.connect(database)
     conn.execute("INSERT INTO t VALUES (1)")
     conn.commit()
     conn.close()
-    _written_ago(database, 30)
+    fx.written_ago(database, 30)
     assert change_token(database) not in ("", first)
     assert change_token(tmp_path / "missing.vscdb") == "-/-/-"
 

@@ -4,10 +4,8 @@ index's own listing is the one discovery gives."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import sys
-import time
 import warnings
 from collections.abc import Iterable
 from datetime import timedelta
@@ -192,13 +190,6 @@ def test_a_session_that_could_not_be_read_is_listed_and_read_again(
     assert _ids("beta") == [TWO]  # read once it can be
 
 
-def _written_ago(database: Path, seconds: float) -> None:
-    when = time.time() - seconds
-    for name in (database, Path(f"{database}-wal"), Path(f"{database}-journal")):
-        if name.exists():
-            os.utime(name, (when, when))
-
-
 def test_an_unwritten_cursor_store_is_searched_without_opening_it(
     stores: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -206,7 +197,7 @@ def test_an_unwritten_cursor_store_is_searched_without_opening_it(
 
     database = stores / "Cursor" / "User" / "globalStorage" / "state.vscdb"
     fx.app_3_16(database)
-    _written_ago(database, 60)
+    fx.written_ago(database, 60)
     first = _ids()
     assert first
 
