@@ -54,7 +54,7 @@ from txcript.search.parts import ORIGIN_CODE, Packed, Part, StoredLine, pack, tr
 from txcript.shared.cache import cache_failed, memory_cache, open_cache
 from txcript.shared.gcpause import without_gc
 
-FORMAT = "search-7"
+FORMAT = "search-8"
 SCHEMA = """
 CREATE TABLE doc(
   doc INTEGER PRIMARY KEY,

@@ -1,16 +1,18 @@
 """A session's lines as the index keeps them: a *part* (what was said, or tool output).
 
-A packed part is a little-endian ``u32`` header length, the header (MessagePack: the line runs
-``(origin, message, block, count)``, and two flags) and then the lines themselves, joined by
+A packed part is a flags byte, a little-endian ``u32`` header length, the header (MessagePack:
+the line runs ``(origin, message, block, count)``) and then the lines themselves, joined by
 ``\\n`` (a line never holds one: lines come from ``str.splitlines``), as UTF-8 (lone surrogates
 that a lossless decode left are kept with ``surrogatepass``).
 
-The flags say how far folding (:func:`.pattern.fold`: lower case, diacritics removed) can be
-done cheaply: ``lower_folds`` when folding the text is only lower-casing it, and ``bytes_fold``
-when it is even only lower-casing the ASCII letters of the UTF-8 bytes (no non-ASCII letter
-changes: true of most text). A query then asks its first question — does the folded text hold
-a needle at all, and where — of ``bytes.lower()`` of the stored bytes, all in C, without
-decoding the text; only a part that holds the needle is decoded and split into lines.
+The header is decoded only for a part that holds what a query looks for (most candidate parts
+are read only to be dropped). The flags say how far folding (:func:`.pattern.fold`: lower
+case, diacritics removed) can be done cheaply: ``lower_folds`` when folding the text is only
+lower-casing it, and ``bytes_fold`` when it is even only lower-casing the ASCII letters of the
+UTF-8 bytes (no non-ASCII letter changes: true of most text). A query then asks its first
+question — does the folded text hold a needle at all, and where — of ``bytes.lower()`` of the
+stored bytes, all in C, without decoding the text; only a part that holds the needle is
+decoded and split into lines.
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ from txcript.search.pattern import fold_lines
 
 ORIGIN_CODE = {name: code for code, name in enumerate(ORIGINS)}
 Run = tuple[int, int | None, int, int]
-Header = tuple[list[Run], bool, bool]
 
 _encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(Header).decode
-_LENGTH = struct.Struct("<I")
+_decode_runs = msgspec.msgpack.Decoder(list[Run]).decode
+#: The flags byte and the header length.
+_PREFIX = struct.Struct("<BI")
+_LOWER_FOLDS, _BYTES_FOLD = 1, 2
+#: The header of a part with no lines.
+_NO_RUNS = _encode([])
 
 
 def _utf8(text: str) -> bytes:
@@ -75,8 +80,9 @@ def pack(lines: Sequence[Line]) -> Packed:
     folded = fold_lines(joined)
     lower_folds = folded == joined.lower()
     bytes_fold = lower_folds and _utf8(folded) == raw.lower()
-    header = _encode((runs, lower_folds, bytes_fold))
-    return Packed(_LENGTH.pack(len(header)) + header + raw, trigram_text(folded))
+    header = _encode(runs)
+    flags = (_LOWER_FOLDS if lower_folds else 0) | (_BYTES_FOLD if bytes_fold else 0)
+    return Packed(_PREFIX.pack(flags, len(header)) + header + raw, trigram_text(folded))
 
 
 class Part:
@@ -85,12 +91,17 @@ class Part:
 
     def __init__(self, doc: int, packed: bytes) -> None:
         self.doc = doc
-        (length,) = _LENGTH.unpack_from(packed)
-        start = _LENGTH.size
-        header: Header = _decode(packed[start : start + length])
-        self.runs: list[Run] = header[0]
-        self._lower_folds, self.bytes_fold = header[1], header[2]
+        flags, length = _PREFIX.unpack_from(packed)
+        start = _PREFIX.size
+        self._header = packed[start : start + length]
+        self._lower_folds, self.bytes_fold = bool(flags & _LOWER_FOLDS), bool(flags & _BYTES_FOLD)
         self.raw = packed[start + length :]
+        #: (Told without decoding the header.)
+        self.has_lines = self._header != _NO_RUNS
+
+    @cached_property
+    def runs(self) -> list[Run]:
+        return _decode_runs(self._header)
 
     # -- whole-text views --------------------------------------------------------------------
     @cached_property
@@ -122,15 +133,15 @@ class Part:
     # -- line views --------------------------------------------------------------------------
     @cached_property
     def texts(self) -> list[str]:
-        return self.joined.split("\n") if self.runs else []
+        return self.joined.split("\n") if self.has_lines else []
 
     @cached_property
     def folded(self) -> list[str]:
-        return self.folded_joined.split("\n") if self.runs else []
+        return self.folded_joined.split("\n") if self.has_lines else []
 
     @cached_property
     def lowered(self) -> list[str]:
-        return self.lowered_joined.split("\n") if self.runs else []
+        return self.lowered_joined.split("\n") if self.has_lines else []
 
     @cached_property
     def _starts(self) -> list[int]:
@@ -157,7 +168,7 @@ class Part:
 
     def lines_holding(self, needles: Sequence[str]) -> list[int]:
         """Lines whose folded text holds every needle (folded, non-empty), in order."""
-        if not self.runs:
+        if not self.has_lines:
             return []
         if self.bytes_fold:
             return _lines_holding(self.lowered_raw, [_utf8(n) for n in needles], b"\n")
@@ -172,7 +183,7 @@ class Part:
         when the part is not searched as bytes (see :attr:`bytes_fold`)."""
         if not self.bytes_fold:
             return None
-        if not self.runs:
+        if not self.has_lines:
             return []
         text, wanted = self.lowered_raw, _utf8(needle)
         found: list[int] = []
