@@ -147,8 +147,11 @@ class ClaudeCodeStore:
         order (by project, then file name), without building a ``Path`` per file."""
         return [entry.path for entry in self._session_entries(id_prefix)]
 
-    def _session_entries(self, id_prefix: str = "") -> list[os.DirEntry[str]]:
-        """The directory entries of :meth:`session_files`, in its order."""
+    def _session_entries(
+        self, id_prefix: str = "", *, ordered: bool = True
+    ) -> list[os.DirEntry[str]]:
+        """The directory entries of :meth:`session_files`, in its order (``ordered=False``: in
+        the order the directories give them)."""
         found: list[tuple[str, str, os.DirEntry[str]]] = []
         try:
             projects = list(os.scandir(self.projects))
@@ -171,7 +174,8 @@ class ClaudeCodeStore:
                         found.append((project.name, name, entry))
                 except OSError:
                     continue
-        found.sort(key=lambda item: (item[0], item[1]))
+        if ordered:
+            found.sort(key=lambda item: (item[0], item[1]))
         return [entry for _, _, entry in found]
 
     def fingerprinted(self) -> dict[str, str]:
@@ -179,7 +183,7 @@ class ClaudeCodeStore:
         be statted): a file whose fingerprint stands is listed as it was (see
         :class:`txcript.harnesses.base.ListsByFile`)."""
         out: dict[str, str] = {}
-        for entry in self._session_entries():
+        for entry in self._session_entries(ordered=False):  # (a query lists changes in any order)
             try:
                 out[entry.path] = file_key(entry.stat())
             except OSError:
