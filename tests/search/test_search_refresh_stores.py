@@ -177,3 +177,70 @@ def test_a_warm_query_lists_and_reads_only_the_cursor_cli_chats_that_changed(
     one.rmdir()
     assert _ids() == [THREE, TWO]
     assert counted.take() == ([], [])  # a gone chat is pruned without listing anything
+
+
+# ----------------------------------------------------------------------------------- Gemini
+
+
+@pytest.fixture
+def gemini(stores: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(stores / "gemini-home"))
+    return stores / "gemini-home" / ".gemini"
+
+
+def test_a_warm_query_lists_and_reads_only_the_gemini_chats_that_changed(
+    gemini: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from txcript.harnesses.gemini.store import GeminiStore
+
+    one = _save("gemini", gemini, transcript(ONE, [("user", "alpha")], day=0))
+    two = _save("gemini", gemini, transcript(TWO, [("user", "beta")], day=1))
+    counted = Counted(monkeypatch, GeminiStore)
+
+    assert _ids() == [TWO, ONE]
+    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
+    assert _ids("beta") == [TWO]
+    assert counted.take() == ([], [])
+
+    three = _save("gemini", gemini, transcript(THREE, [("user", "gamma")], day=2))
+    assert _ids("gamma") == [THREE]
+    assert counted.take() == ([THREE], [[str(three)]])
+
+    again = _save("gemini", gemini, transcript(ONE, [("user", "alpha"), ("assistant", "delta")]))
+    assert again == one  # replaced in place
+    assert _ids("delta") == [ONE]
+    assert counted.take() == ([ONE], [[str(one)]])
+
+    one.unlink()
+    assert _ids() == [THREE, TWO]
+    assert counted.take() == ([], [])  # a gone chat is pruned without listing anything
+
+
+def test_a_second_copy_of_a_gemini_chat_is_weighed_and_never_listed_twice(
+    gemini: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini once kept a project's chats under the sha256 of its root, and a chat can sit in
+    both directories: discovery lists the copy in the slug directory, and so does the index."""
+    import hashlib
+
+    from txcript.harnesses.gemini.store import GeminiStore
+
+    one = _save("gemini", gemini, transcript(ONE, [("user", "alpha")], day=0))
+    _save("gemini", gemini, transcript(TWO, [("user", "beta")], day=1))
+    assert _ids() == [TWO, ONE]
+    counted = Counted(monkeypatch, GeminiStore)
+
+    hashed = gemini / "tmp" / hashlib.sha256(b"/work/acme").hexdigest() / "chats" / one.name
+    hashed.parent.mkdir(parents=True)
+    hashed.write_bytes(one.read_bytes())
+    references = {m.session.meta_id: m.session.reference for m in find("", limit=10)}
+    assert references == {ONE: str(one), TWO: references[TWO]}
+    # The original's rivals moved, so it is listed (and read) again once, with the copy.
+    assert counted.take() == ([ONE], [sorted([str(one), str(hashed)])])
+    assert _ids("alpha") == [ONE]
+    assert counted.take() == ([], [[str(hashed)]])  # the losing copy is weighed each time
+
+    one.unlink()  # now the copy is the one discovery lists
+    references = {m.session.meta_id: m.session.reference for m in find("", limit=10)}
+    assert references == {ONE: str(hashed), TWO: references[TWO]}
+    assert counted.take() == ([ONE], [[str(hashed)]])

@@ -18,6 +18,16 @@ copy updated last, the slug one on a tie. Sub-agent chats are listed as their ow
 ``parent`` set. :meth:`GeminiStore.lookup` (an id or id prefix) reads only the chats whose name
 allows such an id, and any chat named otherwise.
 
+**Noticing changes** (:class:`~txcript.harnesses.base.ListsByFile`). A chat file's listing
+depends on more than the file: its cwd on the project's ``.project_root`` (else on
+``projects.json``), and whether it is listed at all on the other copies of its session. So its
+fingerprint is its ``"<mtime ns>:<size>"`` and its project's part (a digest of the marker's
+root, else the registry's key), joined with a digest of the same for every chat that may hold
+the same session: main chats whose name carries the same first 8 characters of an id (the same
+assumption :meth:`GeminiStore.lookup` makes), sub-agent chats of the same parent, and main chats
+named otherwise (they may hold any main chat's session). A copy that loses to another is never
+listed, so it is listed again on every query (and read), as discovery reads it.
+
 **Saving** is all or nothing and never replaces a chat without ``force``: the project is
 registered first (``projects.json`` entry and ``.project_root`` marker, only when missing; a
 registry that does not parse is never touched), the chat file last; a failure undoes every step.
@@ -28,6 +38,7 @@ only chat files inside ``tmp/`` (links resolved) are deleted.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import warnings
@@ -45,7 +56,7 @@ from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     Undo,
     decode_lossless,
-    file_fingerprints,
+    file_key,
     modified_at,
     preflight_write,
     read_regular,
@@ -105,6 +116,25 @@ def _may_hold(found: _Found, id_prefix: str) -> bool:
         return stem.startswith(id_prefix)
     named = _MAIN_CHAT_NAME.fullmatch(stem)
     return named is None or named["head"].startswith(id_prefix[:8])
+
+
+#: The group of main chats named otherwise: they may hold any main chat's session.
+_ANY_MAIN = ("main", None)
+
+
+def _copies_group(found: _Found) -> tuple[str, str | None]:
+    """Which chats may hold the same session as ``found`` (and so decide which copy is listed):
+    main chats named after the same 8 characters of an id, sub-agent chats of one parent."""
+    if found.parent is not None:
+        return "sub", found.parent
+    named = _MAIN_CHAT_NAME.fullmatch(found.path.name.rsplit(".", 1)[0])
+    return _ANY_MAIN if named is None else ("main", named["head"])
+
+
+def _digest(parts: Iterable[str]) -> str:
+    return hashlib.blake2b(
+        "\0".join(parts).encode("utf-8", "surrogateescape"), digest_size=8
+    ).hexdigest()
 
 
 def _project_root(project: Path, registry: projects.Registry) -> str | None:
@@ -182,6 +212,70 @@ class GeminiStore:
         session is weighed as discovery weighs it."""
         found = self._listed(f for f in self._chat_files() if _may_hold(f, id_prefix))
         return [d for d in found if d.meta_id.startswith(id_prefix)]
+
+    def fingerprinted(self) -> dict[str, str]:
+        """Every chat file :meth:`discover` looks at, with its fingerprint now (see the module's
+        *Noticing changes* and :class:`txcript.harnesses.base.ListsByFile`)."""
+        files = list(self._chat_files())
+        own: dict[str, str] = {}
+        groups: dict[tuple[str, str | None], list[str]] = {}
+        parts: dict[Path, str | None] = {}
+        registry: list[str | None] = []
+        for found in files:
+            reference = str(found.path)
+            if found.project not in parts:
+                parts[found.project] = self._project_part(found.project, registry)
+            part = parts[found.project]
+            try:
+                own[reference] = "" if part is None else f"{file_key(found.path.stat())}/{part}"
+            except OSError:
+                own[reference] = ""
+            groups.setdefault(_copies_group(found), []).append(reference)
+        anywhere = groups.get(_ANY_MAIN, [])
+        every_main = [r for group, refs in groups.items() if group[0] == "main" for r in refs]
+        out: dict[str, str] = {}
+        for group, references in groups.items():
+            if group == _ANY_MAIN:
+                rivals = every_main
+            elif group[0] == "main":
+                rivals = references + anywhere
+            else:
+                rivals = references
+            shared = _digest(f"{r}\0{own[r]}" for r in sorted(rivals))
+            for reference in references:
+                out[reference] = own[reference] and f"{own[reference]}#{shared}"
+        return out
+
+    def _project_part(self, project: Path, registry: list[str | None]) -> str | None:
+        """What a project directory contributes to its chats' fingerprints: a digest of the root
+        its marker names, else the registry's file key (read once, into ``registry``); None
+        when that cannot be examined."""
+        marker = projects.read_marker(project)
+        if marker is not None:
+            return "m" + _digest([marker])
+        if not registry:
+            try:
+                registry.append(file_key((self.root / projects.REGISTRY).stat()))
+            except FileNotFoundError:
+                registry.append("-")
+            except OSError:
+                registry.append(None)
+        key = registry[0]
+        return None if key is None else "r" + key
+
+    def discover_references(self, references: Iterable[str]) -> list[Discovered]:
+        """The sessions among ``references`` (chat files :meth:`fingerprinted` named), each
+        exactly as :meth:`discover` lists it: every chat that may hold the same session is
+        weighed too (a reference that loses to another copy lists nothing)."""
+        wanted = set(references)
+        files = list(self._chat_files())
+        groups = {_copies_group(f) for f in files if str(f.path) in wanted}
+        if _ANY_MAIN in groups:
+            groups.update(_copies_group(f) for f in files if f.parent is None)
+        elif any(group[0] == "main" for group in groups):
+            groups.add(_ANY_MAIN)
+        weighed = [f for f in files if _copies_group(f) in groups]
+        return [d for d in self._listed(weighed) if d.reference in wanted]
 
     def _listed(self, files: Iterable[_Found]) -> list[Discovered]:
         registry = projects.read_registry(self.root, strict=False)
@@ -379,7 +473,10 @@ class GeminiStore:
             ) from None
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
-        return file_fingerprints(references)
+        """What :meth:`fingerprinted` gives each of ``references`` (``""`` for a file that is
+        no chat of this store)."""
+        now = self.fingerprinted()
+        return {reference: now.get(reference, "") for reference in references}
 
     def location(self, reference: str) -> str:
         return reference
