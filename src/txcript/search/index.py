@@ -257,7 +257,12 @@ class Index:
         row = self.conn.execute(
             "SELECT root, token, complete FROM store WHERE harness = ?", (harness,)
         ).fetchone()
-        return None if row is None else ((str(row[0]), str(row[1])), bool(row[2]))
+        if row is None:
+            return None
+        root, token, complete = row
+        if not (isinstance(root, str) and isinstance(token, str) and complete in (0, 1)):
+            return None  # a damaged record vouches for nothing: the store is listed again
+        return (root, token), complete == 1
 
     def update(
         self,
@@ -492,6 +497,10 @@ class Index:
             f"WHERE {' AND '.join(where)} ORDER BY started DESC",
             values,
         ).fetchall()
+        for _, started, held_cwd in rows:
+            # (SQLite orders text after every number: a damaged start time would lead.)
+            if type(started) is not int or not (held_cwd is None or isinstance(held_cwd, str)):
+                raise sqlite3.DatabaseError("search index session row of the wrong type")
         if cwd is not None:
             from txcript.sessions import is_under
 
@@ -523,23 +532,28 @@ class Index:
                 f"WHERE doc IN ({', '.join('?' * len(chunk))})",
                 chunk,
             ):
+                if not (
+                    isinstance(harness, str) and type(seq) is int and isinstance(reference, str)
+                ):
+                    raise sqlite3.DatabaseError("search index session row of the wrong type")
                 order[doc] = (place.get(harness, len(place)), seq, reference)
         for at, end in runs:
             docs[at:end] = sorted(docs[at:end], key=order.__getitem__)
 
     def listings(self, docs: Sequence[int]) -> dict[int, Discovered]:
-        """The held listing of each of ``docs``."""
+        """The held listing of each of ``docs``; a DatabaseError when one is damaged or gone
+        (another process pruned it since it was ranked)."""
         out: dict[int, Discovered] = {}
         for start in range(0, len(docs), 500):
             chunk = docs[start : start + 500]
-            for doc, listing in self.conn.execute(
-                f"SELECT doc, listing FROM doc WHERE doc IN ({', '.join('?' * len(chunk))})",
+            for doc, *row in self.conn.execute(
+                "SELECT doc, harness, id, reference, started, cwd, listing FROM doc "
+                f"WHERE doc IN ({', '.join('?' * len(chunk))})",
                 chunk,
             ):
-                try:
-                    out[doc] = _decode_listing(listing)
-                except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
-                    raise sqlite3.DatabaseError(f"search index listing unreadable: {exc}") from None
+                out[doc] = _held_listing(*row)
+        if len(out) < len(set(docs)):
+            raise sqlite3.DatabaseError("search index sessions pruned while read")
         return out
 
     def _write(self, work: Callable[[], None]) -> None:
@@ -766,6 +780,26 @@ class Index:
         return total
 
 
+def _held_listing(
+    harness: object, meta_id: object, reference: object, started: object, cwd: object, held: object
+) -> Discovered:
+    """A doc row's listing, checked against the columns it was stored with: they key, rank
+    and filter the session, so a listing that disagrees (damage) must never be shown."""
+    try:
+        listing = _decode_listing(held)  # type: ignore[arg-type]
+    except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
+        raise sqlite3.DatabaseError(f"search index listing unreadable: {exc}") from None
+    moments = (listing.timestamp, listing.updated_at or listing.timestamp)
+    if (
+        (listing.harness, listing.meta_id, listing.reference, listing.cwd)
+        != (harness, meta_id, reference, cwd)
+        or any(moment.utcoffset() is None for moment in moments)
+        or micros(listing.timestamp) != started
+    ):
+        raise sqlite3.DatabaseError("search index listing does not match its session")
+    return listing
+
+
 @without_gc
 def _read_lines(session: Discovered) -> list[Line] | None:
     from txcript.sessions import load_session
@@ -781,23 +815,34 @@ def indexed_ids(prefix: str) -> list[str]:
     """Ids in the persistent index starting with ``prefix`` (for shell completion); [] on any
     failure, and never creates the index."""
     from txcript.shared.cache import cache_path
+    from txcript.shared.text import scrub
 
-    path = cache_path("search")
-    if not path.is_file():
-        return []
     try:
+        path = cache_path("search")
+        if not path.is_file():
+            return []
         conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True, timeout=0.2)
         try:
             escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            # (As bytes: one id of invalid UTF-8 must not cost the others.)
             rows = conn.execute(
-                "SELECT DISTINCT id FROM doc WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 500",
+                "SELECT DISTINCT CAST(id AS BLOB) FROM doc WHERE typeof(id) = 'text' "
+                "AND id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 500",
                 (escaped + "%",),
             ).fetchall()
         finally:
             conn.close()
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError, ValueError):
         return []
-    return [str(row[0]) for row in rows]
+    ids = []
+    for (raw,) in rows:
+        try:
+            value = bytes(raw).decode("utf-8")
+        except (TypeError, UnicodeDecodeError):
+            continue
+        if scrub(value) == value:  # a damaged id holding controls is never offered to a shell
+            ids.append(value)
+    return ids
 
 
 def open_index() -> Index:
