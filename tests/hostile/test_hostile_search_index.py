@@ -477,6 +477,57 @@ def test_a_body_that_is_text_gives_the_undamaged_answer(stores: Path, run_cli: R
     )
 
 
+DICTIONARY_DAMAGE: dict[str, Damage] = {
+    "text": _sql("INSERT INTO dictionary(id, data) VALUES (7, 'not a dictionary')"),
+    "a dictionary header over garbage": _sql(
+        "INSERT INTO dictionary(id, data) VALUES (7, ?)", bytes.fromhex("37a430ec") + bytes(200)
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", DICTIONARY_DAMAGE.values(), ids=DICTIONARY_DAMAGE.keys())
+def test_a_damaged_dictionary_gives_the_answer_when_a_session_must_be_stored(
+    stores: Path, run_cli: RunCli, damage: Damage
+) -> None:
+    """The said parts' zstd dictionary is read when a new session's lines are compressed:
+    damaged, it fails that write, and the query degrades instead of raising."""
+    path = _build(stores)
+    _damage(path, damage)
+    save_claude(stores / "claude", transcript(THREE, [("user", "gamma auth bug")], day=2))
+    snapshot = Snapshot(path)
+    result = run_cli("query", "auth bug", "--json")
+    _assert_clean(result)
+    assert [row["id"] for row in json.loads(result.stdout)] == [THREE, TWO, ONE]
+    snapshot.restore()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert [m.session.meta_id for m in find("auth bug")] == [THREE, TWO, ONE]
+    _assert_library_clean(caught)
+
+
+def test_a_body_left_by_a_deleted_doc_row_is_replaced_without_a_warning(
+    stores: Path, run_cli: RunCli
+) -> None:
+    """A deleted doc row (a user's ``DELETE``) leaves its lines behind, and SQLite gives the
+    next session stored the same doc number: that session's lines replace them, so neither
+    this query nor the next one warns, and the session matches its own lines only."""
+    path = _build(stores)
+    conn = sqlite3.connect(path)
+    ((harness, session_id),) = conn.execute(
+        "SELECT harness, id FROM doc ORDER BY doc DESC LIMIT 1"
+    ).fetchall()
+    conn.close()
+    assert harness == "claude_code"  # (a file store: the missing session is listed again)
+    _damage(path, _sql("DELETE FROM doc WHERE id = ?", session_id))
+    for _ in range(2):
+        result = run_cli("query", "auth bug", "--json")
+        assert result.code == 0 and result.stderr == "", result
+        assert [row["id"] for row in json.loads(result.stdout)] == [TWO, ONE]
+    word = "alpha" if session_id == ONE else "beta"
+    only = run_cli("query", word, "--json")
+    assert [row["id"] for row in json.loads(only.stdout)] == [session_id], only
+
+
 # -- stores that are gone --------------------------------------------------------------------------
 GONE_DAMAGE: dict[str, Damage] = {
     "a Claude row holding a Cursor listing": _listing_of(fx.CID_A, ONE),

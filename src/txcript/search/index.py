@@ -627,6 +627,10 @@ class Index:
                     (*key, *listed),
                 )
                 doc = int(cursor.lastrowid or 0)
+                # A body a deleted doc row left behind (damage) would collide with this
+                # session's, or be taken for its lines.
+                if self.conn.execute("SELECT 1 FROM body WHERE doc = ?", (doc,)).fetchone():
+                    self._drop_body(doc)
             else:
                 doc = held[0]
                 self._drop_body(doc)
@@ -659,7 +663,7 @@ class Index:
             row = self.conn.execute(
                 "SELECT data FROM dictionary ORDER BY rowid DESC LIMIT 1"
             ).fetchone()
-            self._dictionary = None if row is None else zstandard.ZstdCompressionDict(row[0])
+            self._dictionary = None if row is None else _held_dictionary(row[0])
             self._dictionary_read = True
         return self._dictionary
 
@@ -778,6 +782,18 @@ class Index:
                 if held is not None:
                     total += sum(len(text.encode("utf-8")) for text in held.texts)
         return total
+
+
+def _held_dictionary(data: object) -> zstandard.ZstdCompressionDict:
+    """The said parts' dictionary as the index holds it (a DatabaseError when damaged)."""
+    try:
+        if not isinstance(data, bytes):
+            raise TypeError(f"a {type(data).__name__}")
+        held = zstandard.ZstdCompressionDict(data, dict_type=zstandard.DICT_TYPE_FULLDICT)
+        held.precompute_compress(level=_SAID_LEVEL)
+    except (TypeError, zstandard.ZstdError) as exc:
+        raise sqlite3.DatabaseError(f"search index dictionary unreadable: {exc}") from None
+    return held
 
 
 def _held_listing(
