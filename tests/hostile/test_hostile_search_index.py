@@ -31,6 +31,7 @@ from searchfixtures import save_claude, transcript
 from conftest import CliResult, RunCli
 from txcript.harnesses.base import Discovered
 from txcript.search import fallback_index, find, indexed_sessions, open_index
+from txcript.search.index import FORMAT as index_format
 from txcript.search.index import indexed_ids
 
 ONE = "11111111-1111-4111-8111-111111111111"
@@ -526,6 +527,43 @@ def test_a_body_left_by_a_deleted_doc_row_is_replaced_without_a_warning(
     word = "alpha" if session_id == ONE else "beta"
     only = run_cli("query", word, "--json")
     assert [row["id"] for row in json.loads(only.stdout)] == [session_id], only
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [ROW_DAMAGE["a listing of another harness"], ROW_DAMAGE["a body that is not zstd"]],
+    ids=["a listing of another harness", "a body that is not zstd"],
+)
+def test_a_damaged_index_warns_once_and_is_built_again_by_the_next_run(
+    stores: Path, run_cli: RunCli, damage: Damage
+) -> None:
+    """Damage that fails a run would fail every later run (one warning and a whole in-memory
+    build each time): the run that meets it marks the index for a rebuild."""
+    path = _build(stores)
+    want = run_cli("query", "auth bug", "--json")
+    _damage(path, damage)
+    first = run_cli("query", "auth bug", "--json")
+    assert first.stderr.startswith(WARNING) and first.stdout == want.stdout, first
+    for _ in range(2):
+        again = run_cli("query", "auth bug", "--json")
+        assert again.code == 0 and again.stderr == "" and again.stdout == want.stdout, again
+
+
+def test_a_locked_index_is_not_marked_for_a_rebuild(stores: Path, run_cli: RunCli) -> None:
+    """A lock is not damage: once it is released the index is used as it is."""
+    path = _build(stores)
+    save_claude(stores / "claude", transcript(THREE, [("user", "gamma auth bug")], day=2))
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert run_cli("query", "auth bug").stderr.startswith(WARNING)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    conn = sqlite3.connect(path)
+    (marker,) = conn.execute("SELECT value FROM cache_meta WHERE key = 'format'").fetchone()
+    conn.close()
+    assert marker == index_format
 
 
 # -- stores that are gone --------------------------------------------------------------------------

@@ -37,6 +37,7 @@ once per part, not once per line).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -553,7 +554,8 @@ class Index:
             ):
                 out[doc] = _held_listing(*row)
         if len(out) < len(set(docs)):
-            raise sqlite3.DatabaseError("search index sessions pruned while read")
+            # (A race, not damage: OperationalError keeps the index for the next run.)
+            raise sqlite3.OperationalError("search index sessions pruned while read")
         return out
 
     def _write(self, work: Callable[[], None]) -> None:
@@ -868,7 +870,16 @@ def open_index() -> Index:
 
 def fallback_index(index: Index, exc: sqlite3.DatabaseError) -> Index:
     """After ``exc`` from the persistent ``index`` (corrupt pages, a lock held too long): close
-    it and go on with an empty in-memory index, with the one warning a failed open gives."""
+    it and go on with an empty in-memory index, with the one warning a failed open gives.
+
+    Damage (anything but an OperationalError: a lock, a busy or read-only file, a race) would
+    fail every later run the same way, so the file is marked of another format first: the
+    next run discards its contents and builds it again."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        with contextlib.suppress(sqlite3.Error):
+            index.conn.execute(
+                "UPDATE cache_meta SET value = ? WHERE key = 'format'", (f"{FORMAT} damaged",)
+            )
     index.close()
     cache_failed("search", exc)
     return Index(memory_cache(FORMAT, SCHEMA), False)
