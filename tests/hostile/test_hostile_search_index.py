@@ -454,11 +454,6 @@ def test_a_locked_index_gives_the_answer_with_at_most_one_warning(
 
 
 # -- parts of a session's lines --------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="Index.part/search skip a session whose body row is missing although its trigram "
-    "rows name it: the session silently stops matching (query-reading code, the lead's)",
-)
 def test_a_missing_body_row_gives_the_undamaged_answer(stores: Path, run_cli: RunCli) -> None:
     _check_readers(
         stores,

@@ -113,7 +113,7 @@ Token = tuple[str, str]
 
 _encode_listing = msgspec.json.Encoder().encode
 _decode_listing = msgspec.json.Decoder(Discovered).decode
-_UNFETCHED = object()
+_UNFETCHED, _NO_BODY = object(), object()
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -642,8 +642,7 @@ class Index:
                     (*listed, doc),
                 )
             known[key] = (doc, fingerprint)
-            if said is None and output is None:
-                continue
+            # (Every doc has a body row, even one without lines: a missing row is damage.)
             self.conn.execute(
                 "INSERT INTO body(doc, said, output) VALUES (?, ?, ?)",
                 (
@@ -707,9 +706,9 @@ class Index:
         ):
             for part, blob in zip(parts, blobs, strict=True):
                 self._fetched[(doc, part)] = blob
-        for doc in docs:  # (a doc without a body has no parts)
+        for doc in docs:  # (a doc without its body row is damage: part() says so)
             for part in parts:
-                self._fetched.setdefault((doc, part), None)
+                self._fetched.setdefault((doc, part), _NO_BODY)
 
     def forget_fetched(self) -> None:
         """Drop what :meth:`prefetch` fetched and no :meth:`part` took."""
@@ -722,7 +721,11 @@ class Index:
             row = self.conn.execute(
                 f"SELECT {_COLUMN[part]} FROM body WHERE doc = ?", (doc,)
             ).fetchone()
-            blob = None if row is None else row[0]
+            blob = _NO_BODY if row is None else row[0]
+        if blob is _NO_BODY:
+            # Every held session has a body row (see _store): its trigram rows would name it
+            # and it would silently never match.
+            raise sqlite3.DatabaseError("search index session without its body")
         if blob is None:
             return None
         if not isinstance(blob, bytes):
