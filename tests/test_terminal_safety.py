@@ -93,6 +93,22 @@ def test_view_on_a_terminal_shows_the_words_and_none_of_the_controls(tmp_path: P
     assert "title=Fix click parser" in text
 
 
+def test_json_output_escapes_every_control_and_keeps_the_text(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """``--json`` keeps non-ASCII text as is; ``json.dumps`` escapes C0 controls but left DEL
+    and the C1 ones (U+009B is an 8-bit CSI) raw, which a terminal showing the JSON obeys."""
+    env = _store(tmp_path)
+    done = run_cli("query", "'line 6", "--json", env=env)  # the line with the 8-bit CSI
+    assert done.code == 0, done.stderr
+    assert FORBIDDEN.search(done.stdout.encode()) is None
+    (row,) = json.loads(done.stdout)
+    assert [hit["line"] for hit in row["hits"]] == [f"line 6 {ATTACKS[6]} end"]
+    listed = run_cli("list", "--json", env=env)
+    assert FORBIDDEN.search(listed.stdout.encode()) is None
+    assert json.loads(listed.stdout)[0]["title"] == HOSTILE_TITLE
+
+
 def test_machine_formats_keep_the_text_exactly(run_cli: RunCli, tmp_path: Path) -> None:
     env = _store(tmp_path)
     (row,) = json.loads(run_cli("list", "--json", env=env).stdout)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from txcript.cli.output import age, is_terminal
+from txcript.cli.output import age, is_terminal, json_text
 from txcript.shared.text import scrub
 
 if TYPE_CHECKING:
@@ -148,7 +147,7 @@ def doctor_command(deep: bool, as_json: bool) -> None:
     with _progress_line() as show:
         report = diagnose(deep=deep, progress=show)
     if as_json:
-        click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+        click.echo(json_text(report.as_json(), indent=2))
     else:
         _human(report)
     if not report.ok:

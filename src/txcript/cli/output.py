@@ -65,6 +65,21 @@ WRITE_IDS = _harness_ids(store=True, write=True)
 FORMAT_IDS = _harness_ids() + ", common"
 
 
+#: DEL and the C1 controls (U+0080–U+009F, e.g. U+009B, an 8-bit CSI), which ``json.dumps``
+#: leaves raw when it keeps non-ASCII text as is.
+_EIGHT_BIT_CONTROLS = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as the JSON a command prints: non-ASCII text kept as is, as
+    ``json.dumps(value, ensure_ascii=False)`` writes it, but with DEL and the C1 controls
+    escaped too (C0 ones always are). The JSON means the same; a terminal it is printed on
+    never receives an 8-bit control sequence from a session's text."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False, indent=indent).translate(_EIGHT_BIT_CONTROLS)
+
+
 def is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())

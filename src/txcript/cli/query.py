@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any
 
 import click
 
-from txcript.cli.output import DIM, colour_enabled, console, cut, harness_style, styled
+from txcript.cli.output import DIM, colour_enabled, console, cut, harness_style, json_text, styled
 from txcript.shared.text import scrub
 
 _ORIGIN_CHOICES = ("user", "assistant", "thinking", "tool_use", "tool_result", "meta", "all")
@@ -113,7 +112,7 @@ def query_command(
         progress=_progress_line(),
     )
     if as_json:
-        click.echo(json.dumps([_match_row(m) for m in matches], ensure_ascii=False))
+        click.echo(json_text([_match_row(m) for m in matches]))
         return
     if not matches:
         click.echo(f"no matches for `{scrub(pattern)}`")

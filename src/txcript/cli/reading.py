@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import UTC, datetime
 
@@ -15,6 +14,7 @@ from txcript.cli.output import (
     colour_option,
     console,
     is_terminal,
+    json_text,
     plain,
     show_long,
     styled,
@@ -40,7 +40,7 @@ def harnesses_command(as_json: bool) -> None:
 
     rows = harness_rows()
     if as_json:
-        click.echo(json.dumps(rows, ensure_ascii=False))
+        click.echo(json_text(rows))
         return
     for row in rows:
         access = "read/write" if row["write"] else "read"
@@ -93,7 +93,7 @@ def list_command(
         from_, cwd=cwd, since=start, until=end, limit=limit, with_model=as_json
     )
     if as_json:
-        click.echo(json.dumps([session_row(s) for s in sessions], ensure_ascii=False))
+        click.echo(json_text([session_row(s) for s in sessions]))
         return
     if not sessions:
         scope = f" {from_[0]}" if len(from_) == 1 else ""

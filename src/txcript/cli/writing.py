@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -16,6 +15,7 @@ from txcript.cli.output import (
     colour_enabled,
     echo_styled,
     harness_style,
+    json_text,
     progress,
 )
 from txcript.cli.refs import RefCommand, restore_ref
@@ -88,7 +88,7 @@ def continue_command(
     for note in result.notes:
         click.echo(f"txcript: note: {scrub(note)}", err=True)
     if as_json:
-        click.echo(json.dumps(result.as_json(), ensure_ascii=False))
+        click.echo(json_text(result.as_json()))
     else:
         report_continued(result, resume_hint=not resume, out=out)
     if not resume:
@@ -202,7 +202,7 @@ def restore_command(backup_id: str | None, yes: bool, force: bool, as_json: bool
     if backup_id is None:
         found = restoring.listing()
         if as_json:
-            click.echo(json.dumps([b.as_json() for b in found], ensure_ascii=False))
+            click.echo(json_text([b.as_json() for b in found]))
         elif not found:
             click.echo("no backups yet")
         else:
@@ -264,7 +264,7 @@ def backup_command(harness: str, as_json: bool) -> None:
 
     taken = restoring.take_snapshot(harness)
     if as_json:
-        click.echo(json.dumps(taken.as_json(), ensure_ascii=False))
+        click.echo(json_text(taken.as_json()))
         return
     click.echo(f"snapshot {taken.id}  {_size(taken.size)}  of {scrub(taken.database)}")
     click.echo(f"  restore with: txcript restore {taken.id}")
