@@ -244,3 +244,41 @@ def test_a_second_copy_of_a_gemini_chat_is_weighed_and_never_listed_twice(
     references = {m.session.meta_id: m.session.reference for m in find("", limit=10)}
     assert references == {ONE: str(hashed), TWO: references[TWO]}
     assert counted.take() == ([ONE], [[str(hashed)]])
+
+
+# ------------------------------------------------------------------ Cursor agent transcripts
+
+
+def _transcript_line(role: str, text: str) -> str:
+    return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}})
+
+
+def test_a_warm_query_lists_and_reads_only_the_cursor_transcripts_that_changed(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from txcript.harnesses.cursor_cli.transcripts import TranscriptStore
+
+    folder = isolated_home / ".cursor" / "projects" / "work-acme" / "agent-transcripts"
+    paths = []
+    for n, (session, text) in enumerate(((ONE, "alpha"), (TWO, "beta"))):
+        path = folder / session / f"{session}.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text(_transcript_line("user", text) + "\n")
+        os.utime(path, (1_700_000_000 + n, 1_700_000_000 + n))
+        paths.append(path)
+    one, two = paths
+    counted = Counted(monkeypatch, TranscriptStore)
+
+    assert _ids() == [TWO, ONE]
+    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
+    assert _ids("beta") == [TWO]
+    assert counted.take() == ([], [])
+
+    with one.open("a") as handle:
+        handle.write(_transcript_line("assistant", "delta") + "\n")
+    assert _ids("delta") == [ONE]
+    assert counted.take() == ([ONE], [[str(one)]])
+
+    one.unlink()
+    assert _ids() == [TWO]
+    assert counted.take() == ([], [])

@@ -185,8 +185,21 @@ class TranscriptStore:
                         yield inner, project.name
 
     def discover(self) -> list[Discovered]:
+        return self._listed(path for path, _slug in self._files())
+
+    def fingerprinted(self) -> dict[str, str]:
+        """Every transcript :meth:`discover` reads, with its fingerprint now (see
+        :class:`txcript.harnesses.base.ListsByFile`)."""
+        return self.fingerprints(str(path) for path, _slug in self._files())
+
+    def discover_references(self, references: Iterable[str]) -> list[Discovered]:
+        """The transcripts among ``references``, each exactly as :meth:`discover` lists it."""
+        wanted = set(references)
+        return self._listed(path for path, _slug in self._files() if str(path) in wanted)
+
+    def _listed(self, paths: Iterable[Path]) -> list[Discovered]:
         found = []
-        for path, _slug in self._files():
+        for path in paths:
             try:
                 meta = to_common(self.load(str(path))).meta
             except (BadInput, OSError) as exc:
@@ -217,9 +230,30 @@ class TranscriptStore:
         raise BadInput("Cursor's agent transcripts are a read-only source; nothing was deleted")
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
-        from txcript.shared.files import file_fingerprints
+        """``"<mtime ns>:<size>"`` and the workspace the transcript's project resolves to from
+        the current directory (its cwd comes from there): a transcript read from another
+        directory may list another cwd. ``""`` when the file cannot be examined."""
+        from txcript.shared.files import file_key
 
-        return file_fingerprints(references)
+        resolved: dict[str, str | None] = {}
+
+        def workspace(slug: str) -> str:
+            if slug not in resolved:
+                resolved[slug] = resolve_slug(slug)
+            return resolved[slug] or ""
+
+        out: dict[str, str] = {}
+        for reference in references:
+            path = Path(reference)
+            try:
+                key = file_key(path.stat())
+            except OSError:
+                out[reference] = ""
+                continue
+            # (Which parent names the project depends on the form the content turns out to be.)
+            slugs = [p.name for p in path.parents[1:3]]
+            out[reference] = key + "".join(f"@{workspace(slug)}" for slug in slugs)
+        return out
 
     def location(self, reference: str) -> str:
         return reference
