@@ -7,12 +7,12 @@ from __future__ import annotations
 import sqlite3
 import sys
 import warnings
-from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from searchfixtures import BASE, save_claude, transcript
+from searchfixtures import BASE, ONE, THREE, TWO, Counted, save_claude, transcript
+from searchfixtures import ids as _ids
 
 from txcript.harnesses.base import Discovered
 from txcript.harnesses.claude_code.store import ClaudeCodeStore
@@ -23,10 +23,6 @@ from txcript.sessions import discover
 sys.path.insert(0, str(Path(__file__).parents[1] / "cursor_desktop"))
 import dbfixtures as fx
 
-ONE = "11111111-1111-4111-8111-111111111111"
-TWO = "22222222-2222-4222-8222-222222222222"
-THREE = "33333333-3333-4333-8333-333333333333"
-
 
 @pytest.fixture(autouse=True)
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -36,43 +32,8 @@ def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-class Counted:
-    """What the index read (sessions turned into lines) and what Claude Code listed again."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.read: list[str] = []
-        self.listed: list[list[str]] = []
-        real_read = index_module._read_lines
-        real_list = ClaudeCodeStore.discover_references
-
-        def read(session: Discovered) -> object:
-            self.read.append(session.meta_id)
-            return real_read(session)
-
-        def listed(store: ClaudeCodeStore, references: Iterable[str]) -> list[Discovered]:
-            refs = list(references)
-            self.listed.append([Path(r).stem for r in refs])
-            return real_list(store, refs)
-
-        def whole(store: ClaudeCodeStore) -> list[Discovered]:
-            raise AssertionError("a query must not discover the whole Claude Code store")
-
-        monkeypatch.setattr(index_module, "_read_lines", read)
-        monkeypatch.setattr(ClaudeCodeStore, "discover_references", listed)
-        self._whole = whole
-
-    def forbid_whole_discovery(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(ClaudeCodeStore, "discover", self._whole)
-
-    def take(self) -> tuple[list[str], list[list[str]]]:
-        out = (sorted(self.read), [sorted(refs) for refs in self.listed])
-        self.read.clear()
-        self.listed.clear()
-        return out
-
-
-def _ids(pattern: str = "") -> list[str]:
-    return [m.session.meta_id for m in find(pattern, limit=100)]
+def _counted(monkeypatch: pytest.MonkeyPatch) -> Counted:
+    return Counted(monkeypatch, ClaudeCodeStore, label=lambda reference: Path(reference).stem)
 
 
 def test_a_warm_query_lists_and_reads_only_the_claude_files_that_changed(
@@ -81,8 +42,7 @@ def test_a_warm_query_lists_and_reads_only_the_claude_files_that_changed(
     root = stores / "claude"
     one = save_claude(root, transcript(ONE, [("user", "alpha")], day=0))
     save_claude(root, transcript(TWO, [("user", "beta")], day=1))
-    counted = Counted(monkeypatch)
-    counted.forbid_whole_discovery(monkeypatch)
+    counted = _counted(monkeypatch)
 
     assert _ids() == [TWO, ONE]
     assert counted.take() == ([ONE, TWO], [[ONE, TWO]])  # the first query reads both
@@ -146,7 +106,7 @@ def test_a_file_that_holds_no_session_is_listed_each_time_and_never_read(
     save_claude(root, transcript(ONE, [("user", "alpha")]))
     bookkeeping = root / "projects" / "-work-acme" / f"{TWO}.jsonl"
     bookkeeping.write_text('{"type":"summary","summary":"not a session","leafUuid":"x"}\n')
-    counted = Counted(monkeypatch)
+    counted = _counted(monkeypatch)
     assert _ids() == [ONE]
     assert counted.take() == ([ONE], [[ONE, TWO]])
     assert _ids() == [ONE]
@@ -220,7 +180,7 @@ def test_a_store_that_fails_keeps_its_sessions_for_when_it_reads_again(
     assert ONE in every and len(every) > 1
     good = database.read_bytes()
     database.write_bytes(b"this is not an SQLite database" * 200)
-    counted = Counted(monkeypatch)
+    counted = _counted(monkeypatch)
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         assert _ids() == [ONE]

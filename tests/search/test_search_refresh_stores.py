@@ -7,21 +7,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from searchfixtures import transcript
+from searchfixtures import ONE, THREE, TWO, Counted, transcript
+from searchfixtures import ids as _ids
 
 from txcript import harnesses
-from txcript.harnesses.base import Discovered
 from txcript.search import find
-from txcript.search import index as index_module
-
-ONE = "11111111-1111-4111-8111-111111111111"
-TWO = "22222222-2222-4222-8222-222222222222"
-THREE = "33333333-3333-4333-8333-333333333333"
 
 
 @pytest.fixture(autouse=True)
@@ -30,43 +24,6 @@ def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path
-
-
-class Counted:
-    """What the index read (sessions turned into lines) and what one store listed again; a
-    whole discovery of that store fails the test."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, store_class: Any) -> None:
-        self.read: list[str] = []
-        self.listed: list[list[str]] = []
-        real_read = index_module._read_lines
-        real_list = store_class.discover_references
-
-        def read(session: Discovered) -> object:
-            self.read.append(session.meta_id)
-            return real_read(session)
-
-        def listed(store: object, references: Iterable[str]) -> list[Discovered]:
-            refs = list(references)
-            self.listed.append(refs)
-            return real_list(store, refs)  # type: ignore[no-any-return]
-
-        def whole(store: object) -> list[Discovered]:
-            raise AssertionError(f"a query must not discover the whole {store_class.__name__}")
-
-        monkeypatch.setattr(index_module, "_read_lines", read)
-        monkeypatch.setattr(store_class, "discover_references", listed)
-        monkeypatch.setattr(store_class, "discover", whole)
-
-    def take(self) -> tuple[list[str], list[list[str]]]:
-        out = (sorted(self.read), [sorted(refs) for refs in self.listed])
-        self.read.clear()
-        self.listed.clear()
-        return out
-
-
-def _ids(pattern: str = "") -> list[str]:
-    return [m.session.meta_id for m in find(pattern, limit=100)]
 
 
 def _titles() -> dict[str, str | None]:
