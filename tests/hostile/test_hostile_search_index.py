@@ -26,7 +26,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "search"))
 sys.path.insert(0, str(Path(__file__).parents[1] / "cursor_desktop"))
 import dbfixtures as fx
-from searchfixtures import save_claude, transcript
+from searchfixtures import save_claude, stores_under, transcript
 
 from conftest import CliResult, RunCli
 from txcript.harnesses.base import Discovered
@@ -44,10 +44,7 @@ WARNING = "txcript: warning: search cache unavailable"
 
 @pytest.fixture(autouse=True)
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", str(tmp_path / "Cursor" / "User"))
-    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path
+    return stores_under(tmp_path, monkeypatch)
 
 
 def _cursor_database(stores: Path) -> Path:

@@ -22,6 +22,14 @@ THREE = "33333333-3333-4333-8333-333333333333"
 BASE = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
 
+def stores_under(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point Claude Code, Cursor desktop and txcript's cache at empty dirs under ``tmp_path``."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", str(tmp_path / "Cursor" / "User"))
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path
+
+
 def transcript(
     session_id: str, texts: list[tuple[str, str]], *, title: str | None = None, day: int = 0
 ) -> m.Transcript:

@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from searchfixtures import save_claude, transcript
+from searchfixtures import save_claude, stores_under, transcript
 
 from txcript.harnesses.base import Discovered
 from txcript.search import find, indexed_sessions, open_index
@@ -21,10 +21,7 @@ import dbfixtures as fx
 
 @pytest.fixture(autouse=True)
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", str(tmp_path / "Cursor" / "User"))
-    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path
+    return stores_under(tmp_path, monkeypatch)
 
 
 def _update() -> list[tuple[str, str, str]]:

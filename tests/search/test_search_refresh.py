@@ -11,7 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from searchfixtures import BASE, ONE, THREE, TWO, Counted, save_claude, transcript
+from searchfixtures import BASE, ONE, THREE, TWO, Counted, save_claude, stores_under, transcript
 from searchfixtures import ids as _ids
 
 from txcript.harnesses.base import Discovered
@@ -26,10 +26,7 @@ import dbfixtures as fx
 
 @pytest.fixture(autouse=True)
 def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", str(tmp_path / "Cursor" / "User"))
-    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path
+    return stores_under(tmp_path, monkeypatch)
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> Counted:

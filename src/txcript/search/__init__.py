@@ -1,7 +1,9 @@
 """Finding sessions by what was said in them: line extraction, the index, patterns, queries.
 
-The one entry point front ends need is :func:`find`: it discovers sessions, brings the
-persistent index up to date (reading only changed sessions), and runs the pattern.
+The one entry point front ends need is :func:`find`: it brings the persistent index in step
+with the stores (:mod:`.refresh`: an unwritten store is not even opened, a store of files is
+asked what changed, and only changed sessions are read), ranks the sessions the index holds, and
+runs the pattern.
 """
 
 from __future__ import annotations
