@@ -53,6 +53,25 @@ def test_query_human_output_and_no_matches(run_cli: RunCli, tmp_path: Path) -> N
     assert (nothing.code, nothing.stdout) == (0, "no matches for `zzqqxx`\n")
 
 
+def test_a_match_past_the_cut_is_shown_from_just_before_it(run_cli: RunCli, tmp_path: Path) -> None:
+    """A hit line is cut at 120 characters; cut from its start, a line whose match lies further
+    on showed no match at all."""
+    filler = " ".join(f"word{n}" for n in range(40))  # about 270 characters
+    save_claude(
+        tmp_path / "claude", transcript(SID, [("user", f"{filler} the needle here {filler}")])
+    )
+    done = run_cli("query", "'needle", env=_env(tmp_path))
+    assert done.code == 0, done.stderr
+    _, hit = done.stdout.splitlines()
+    shown = hit.removeprefix("  [       user] ")
+    assert shown.startswith("…") and shown.endswith("…") and len(shown) == 120
+    assert "the needle here" in shown and shown.index("needle") < 40
+    start = run_cli("query", "word1", env=_env(tmp_path)).stdout.splitlines()[1]
+    assert start.removeprefix("  [       user] ").startswith(
+        "word0 word1"
+    )  # a match in reach: as before
+
+
 def test_tool_output_is_searched_only_when_asked(run_cli: RunCli, tmp_path: Path) -> None:
     from datetime import UTC, datetime
 

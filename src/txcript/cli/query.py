@@ -13,6 +13,8 @@ from txcript.shared.text import scrub
 
 _ORIGIN_CHOICES = ("user", "assistant", "thinking", "tool_use", "tool_result", "meta", "all")
 _LINE_WIDTH = 120
+#: Characters shown before a match that the cut would otherwise hide.
+_CONTEXT = 30
 
 
 def _progress_line() -> Any:
@@ -28,14 +30,23 @@ def _progress_line() -> Any:
 
 
 def _highlight(text: str, spans: tuple[tuple[int, int], ...]) -> list[str | tuple[str, str]]:
+    """The line as shown (at most :data:`_LINE_WIDTH` characters), its matches marked. A line
+    whose first match lies past the cut is shown from shortly before it, after a "…"."""
     shown = scrub(text, keep_offsets=True)
+    shift = 0
+    if spans and spans[0][1] > _LINE_WIDTH - 1 and len(shown) > _LINE_WIDTH:
+        begin = max(1, spans[0][0] - _CONTEXT)
+        shown, shift = "…" + shown[begin:], 1 - begin
     if len(shown) > _LINE_WIDTH:
         shown = shown[: _LINE_WIDTH - 1] + "…"
     out: list[str | tuple[str, str]] = []
     last = 0
     for start, end in spans:
+        start, end = max(start + shift, last), end + shift
         if start >= len(shown):
             break
+        if end <= start:
+            continue
         end = min(end, len(shown))
         out.append(shown[last:start])
         out.append((shown[start:end], "bold red"))
