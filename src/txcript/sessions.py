@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from txcript import harnesses
-from txcript.diagnostics import warn
+from txcript.diagnostics import give_again, noticed, warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.fragment import (
     RangeRequest,
@@ -120,11 +120,8 @@ def _listing(harness: Harness[Any], root: Path, *, with_model: bool) -> list[Dis
         listing = getattr(store, "discover_titles", listing)
     if cache is None:
         return list(listing())
-    with warnings.catch_warnings(record=True) as said:
-        warnings.simplefilter("always")
+    with noticed() as said:
         found = list(listing())
-    for message in said:
-        warnings.warn_explicit(message.message, message.category, message.filename, message.lineno)
     if not said:
         cache.hold_listing(scope, token, _encode_listing(found))
     return found
@@ -202,8 +199,7 @@ def _looked_up(
             except Exception:  # discovery decides what a failing store means
                 return None
             matches.extend(found)
-    for message in held:
-        warnings.warn_explicit(message.message, message.category, message.filename, message.lineno)
+    give_again(held)
     matches.sort(key=lambda d: d.timestamp, reverse=True)
     return matches
 

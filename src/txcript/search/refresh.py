@@ -12,10 +12,10 @@ Per store, cheapest first:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from functools import partial
 
+from txcript.diagnostics import noticed
 from txcript.search.index import Index, Progress
 
 
@@ -58,13 +58,8 @@ def refresh(
             index.update_files(harness.id, files, changed, found, progress=progress)
             current.append(harness.id)
             continue
-        with warnings.catch_warnings(record=True) as said:
-            warnings.simplefilter("always")
+        with noticed() as said:
             listing = store_listing(harness, root, explicit=explicit)
-        for message in said:
-            warnings.warn_explicit(
-                message.message, message.category, message.filename, message.lineno
-            )
         if listing is None:
             continue
         # A listing that warned is not vouched for: the warning must come again next time.
