@@ -1,8 +1,11 @@
-"""Listing entries may name the session that spawned them; other rows keep the fixed shape."""
+"""Listing entries may name the session that spawned them; other rows keep the fixed shape; the
+listing caches hold them in one fixed JSON layout."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
+import msgspec
 
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Meta
@@ -31,3 +34,17 @@ def test_a_sub_agent_row_names_its_parent_and_a_main_row_has_no_parent_key() -> 
 
 def test_saved_has_no_notes_unless_the_store_gives_some() -> None:
     assert Saved(id="a", reference="r", location="l").notes == ()
+
+
+def test_a_listing_entry_encodes_as_the_caches_hold_it() -> None:
+    """The metadata and search caches store ``msgspec.json`` of a Discovered: every field, in
+    declaration order, nulls included. These bytes are what caches written before Discovered
+    became a msgspec Struct (it was a dataclass) hold; a change here needs a cache format bump."""
+    entry = Discovered("codex", "/r/a.jsonl", "id-1", T0, "t", None, "m", None, T0, 3, None)
+    encoded = msgspec.json.encode(entry)
+    assert encoded == (
+        b'{"harness":"codex","reference":"/r/a.jsonl","meta_id":"id-1",'
+        b'"timestamp":"2026-01-02T03:04:05Z","title":"t","cwd":null,"model":"m",'
+        b'"git_branch":null,"updated_at":"2026-01-02T03:04:05Z","message_count":3,"parent":null}'
+    )
+    assert msgspec.json.decode(encoded, type=Discovered) == entry

@@ -50,8 +50,8 @@ print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def imported(*args: str, home: Path) -> set[str]:
-    """The modules loaded by the real entry point running ``txcript ARGS``."""
+def probed(*args: str, home: Path) -> tuple[str, set[str]]:
+    """What the real entry point running ``txcript ARGS`` printed, and the modules it loaded."""
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(args)],
@@ -61,7 +61,12 @@ def imported(*args: str, home: Path) -> set[str]:
         check=True,
         timeout=120,
     )
-    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+    return done.stdout, set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def imported(*args: str, home: Path) -> set[str]:
+    """The modules loaded by the real entry point running ``txcript ARGS``."""
+    return probed(*args, home=home)[1]
 
 
 def loaded(modules: set[str], name: str) -> bool:
@@ -134,6 +139,30 @@ def test_an_unwritten_cursor_store_is_answered_without_importing_its_store(
     again = imported(*args, home=isolated_home)
     assert "txcript.harnesses.cursor_desktop.locations" in again
     assert "txcript.harnesses.cursor_desktop.store" not in again
+
+
+def test_a_warm_query_over_a_changed_claude_session_defines_no_dataclass(
+    isolated_home: Path,
+) -> None:
+    """A query re-reads only the session that changed since the last one, through Claude Code's
+    reader: no module on that path defines a dataclass (defining one costs about a millisecond;
+    a msgspec Struct, already loaded here, about a fiftieth of that), so ``dataclasses`` itself
+    is never imported."""
+    sys.path.insert(0, str(Path(__file__).parent / "claude_code"))
+    import claude_fixtures as fx
+
+    root = isolated_home / ".claude"
+    changed = fx.put(root, fx.realistic_records())
+    fx.put(root, fx.realistic_records(), session_id="0b7e1f52-3c4d-4e5f-8a9b-1c2d3e4f5a6b")
+    first, _ = probed("query", "loop", "--json", home=isolated_home)
+    assert len(json.loads(first)) == 2  # both sessions are in the index now
+    added = fx.user("u9", "s1", "09:31:00.000", "where is the auth token kept?")
+    with changed.open("a", encoding="utf-8") as handle:
+        handle.write(fx.line(added) + "\n")
+    out, modules = probed("query", "auth token", "--json", home=isolated_home)
+    assert [hit["id"] for hit in json.loads(out)] == [fx.SID]  # the changed session was re-read
+    assert "txcript.harnesses.claude_code.reader" in modules
+    assert "dataclasses" not in modules
 
 
 @pytest.mark.parametrize("info", [i for i in harnesses.REGISTRY if i.implementation])

@@ -12,9 +12,8 @@ import stat
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -376,9 +375,12 @@ def _is_document_path(path: str) -> bool:
 # ------------------------------------------------------------------------------ resolution
 
 
-@dataclass(frozen=True)
-class Opened:
-    """A resolved ``REF``: where it came from, its native body, and the requested range."""
+class Opened(msgspec.Struct, frozen=True, dict=True):
+    """A resolved ``REF``: where it came from, its native body, and the requested range.
+
+    ``dict=True`` gives the frozen struct the ``__dict__`` that :attr:`transcript` is cached in
+    (outside the fields, so it is in no comparison and no repr).
+    """
 
     harness: Harness[Any]
     native: Any
@@ -386,19 +388,16 @@ class Opened:
     request: RangeRequest | None
     session: Discovered | None = None
     document: Document | None = None
-    _transcript: list[Transcript] = field(default_factory=list, repr=False, compare=False)
 
-    @property
+    @cached_property
     def transcript(self) -> Transcript:
         """The whole session in Common form (computed once)."""
-        if not self._transcript:
-            transcript = self.harness.to_common(self.native)
-            stem = self.document.stem if self.document else None
-            if not transcript.meta.id and stem:
-                meta = msgspec.structs.replace(transcript.meta, id=stem)
-                transcript = msgspec.structs.replace(transcript, meta=meta)
-            self._transcript.append(transcript)
-        return self._transcript[0]
+        transcript = self.harness.to_common(self.native)
+        stem = self.document.stem if self.document else None
+        if not transcript.meta.id and stem:
+            meta = msgspec.structs.replace(transcript.meta, id=stem)
+            transcript = msgspec.structs.replace(transcript, meta=meta)
+        return transcript
 
     def span(self) -> Span:
         count = len(self.transcript.messages)

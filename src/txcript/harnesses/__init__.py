@@ -9,8 +9,7 @@ that keep a store. ``tests/test_harness_registry.py`` checks each descriptor aga
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from txcript.errors import BadInput, UnknownHarness
 
@@ -18,8 +17,10 @@ if TYPE_CHECKING:
     from txcript.harnesses.base import Harness
 
 
-@dataclass(frozen=True)
-class HarnessInfo:
+class HarnessInfo(NamedTuple):
+    """One registry entry (a NamedTuple: frozen and compared by value, and about ten times
+    cheaper to define than a dataclass on a start-up that must not import msgspec)."""
+
     id: str
     name: str
     aliases: tuple[str, ...]

@@ -16,10 +16,11 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+import msgspec
 
 if TYPE_CHECKING:  # Common and the id rules load when a harness is used, not to list names
     from txcript.model import Meta, Transcript
@@ -28,8 +29,7 @@ if TYPE_CHECKING:  # Common and the id rules load when a harness is used, not to
 NativeT = TypeVar("NativeT")
 
 
-@dataclass(frozen=True, slots=True)
-class Discovered:
+class Discovered(msgspec.Struct, frozen=True, gc=False):
     """One session found by a store's cheap scan."""
 
     harness: str
@@ -72,8 +72,7 @@ class Discovered:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Saved:
+class Saved(msgspec.Struct, frozen=True, gc=False):
     """Where a store wrote a session: ``id`` is what the harness resumes by."""
 
     id: str

@@ -8,8 +8,9 @@ import re
 import time
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:  # uuid (and the platform module it loads) is imported when an id is minted
     import uuid
@@ -93,8 +94,7 @@ _OPENCODE = re.compile(r"ses_[0-9A-Za-z]{1,100}")
 FOREIGN_ID_NAMESPACE_TAG = b"txcript-foreign!"
 
 
-@dataclass(frozen=True)
-class IdGrammar:
+class IdGrammar(msgspec.Struct, frozen=True):
     """The shape of the session ids one harness resumes by, and what a foreign id becomes.
 
     Every writer checks the id it writes with :meth:`check`, and every resume command is built

@@ -34,9 +34,10 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
+
+import msgspec
 
 from txcript.errors import StoreError, StoreUnreadable
 from txcript.shared.dirs import cache_dir
@@ -72,8 +73,7 @@ def decode_text(raw: bytes) -> str | InvalidText:
         return InvalidText(raw)
 
 
-@dataclass(frozen=True, slots=True)
-class FileInfo:
+class FileInfo(msgspec.Struct, frozen=True, gc=False):
     """What the database file's first 100 bytes say, before SQLite opens it."""
 
     size: int

@@ -19,7 +19,8 @@ bijection, and a written content never holds an unescaped close tag.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 NAME = "command-name"
 MESSAGE = "command-message"
@@ -70,8 +71,7 @@ def sections(text: str) -> dict[str, str] | None:
         position = stop + len(close)
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(msgspec.Struct, frozen=True, gc=False):
     """What a markup body says: a command, an output, both, or only the caveat."""
 
     command: str | None = None

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from txcript.shared.jsonutil import dumps_compact, try_loads
 
@@ -19,8 +20,7 @@ from txcript.shared.jsonutil import dumps_compact, try_loads
 SIDE_DIRS = ("subagents", "tool-results")
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(msgspec.Struct, frozen=True, gc=False):
     """One line of the session file: its text without the ``\\n`` and its parsed JSON value.
 
     ``value`` is :data:`~txcript.shared.jsonutil.INVALID` for blank lines and lines that are not
@@ -36,8 +36,7 @@ class Line:
         return self.value if isinstance(self.value, dict) else None
 
 
-@dataclass(frozen=True, slots=True)
-class SideFile:
+class SideFile(msgspec.Struct, frozen=True, gc=False):
     """A file of the session's side directory: ``path`` is relative to ``<session id>/``.
 
     ``path`` uses ``/`` separators and starts with one of :data:`SIDE_DIRS`.
@@ -47,8 +46,7 @@ class SideFile:
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class ClaudeSession:
+class ClaudeSession(msgspec.Struct, frozen=True, gc=False):
     """One session: its lines in file order, whether the file ends with a newline, side files.
 
     ``session_id`` is the file stem when loaded from a store (the id ``claude --resume`` takes),

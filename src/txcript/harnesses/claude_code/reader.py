@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+import msgspec
 
 from txcript.diagnostics import warn
 from txcript.harnesses.claude_code import envelope
@@ -281,13 +282,12 @@ def _joined_text(content: Any) -> str | None:
 # ---------------------------------------------------------------------------------- builder
 
 
-@dataclass
-class _Batch:
+class _Batch(msgspec.Struct):
     """The assistant response being built, and the result lines answering its calls so far."""
 
     response: str | None
     calls: list[str]
-    results: list[tuple[datetime, list[Block]]] = field(default_factory=list)
+    results: list[tuple[datetime, list[Block]]] = msgspec.field(default_factory=list)
 
     def answered_by(self, blocks: list[Block]) -> bool:
         return bool(blocks) and all(
