@@ -8,7 +8,6 @@ the text exactly.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from cli_helpers import claude_session, run_on_pty
 from conftest import RunCli
 from strategies import transcripts
 from txcript.cli.listing import list_lines
-from txcript.cli.output import console, styled
+from txcript.cli.output import line_text
 from txcript.harnesses.base import Discovered
 from txcript.render import view
 from txcript.shared.text import scrub, scrub_block
@@ -145,11 +144,7 @@ printable = st.text(
 
 
 def _rendered(lines: list[list[str | tuple[str, str]]], colour: bool) -> bytes:
-    buffer = io.StringIO()
-    printer = console(buffer, colour=colour)  # type: ignore[arg-type]
-    for parts in lines:
-        printer.print(styled(*parts))
-    return buffer.getvalue().encode("utf-8")
+    return "".join(line_text(parts, colour=colour) + "\n" for parts in lines).encode("utf-8")
 
 
 def _discovered(ident: str, title: str, cwd: str) -> Discovered:

@@ -53,6 +53,23 @@ def test_query_human_output_and_no_matches(run_cli: RunCli, tmp_path: Path) -> N
     assert (nothing.code, nothing.stdout) == (0, "no matches for `zzqqxx`\n")
 
 
+def test_query_colours_as_list_does(run_cli: RunCli, tmp_path: Path) -> None:
+    """``--color`` is the option ``list`` has: ``always`` colours even into a pipe (the harness
+    in its colour, the match in bold red), ``never`` prints plain text, and so does ``auto``
+    into a pipe."""
+    save_claude(tmp_path / "claude", transcript(SID, [("user", "fix the parser now")]))
+    always = run_cli("query", "parser", "--color", "always", env=_env(tmp_path))
+    assert always.code == 0, always.stderr
+    head, hit = always.stdout.splitlines()
+    assert head.startswith("\x1b[33mclaude_code\x1b[0m  \x1b[2m" + SID)
+    assert "fix the \x1b[31m\x1b[1mparser\x1b[0m now" in hit
+    for choice in ("never", "auto"):
+        done = run_cli("query", "parser", "--color", choice, env=_env(tmp_path))
+        assert done.stdout == always.stdout.replace("\x1b[33m", "").replace("\x1b[2m", "").replace(
+            "\x1b[31m\x1b[1m", ""
+        ).replace("\x1b[0m", "")
+
+
 def test_a_match_past_the_cut_is_shown_from_just_before_it(run_cli: RunCli, tmp_path: Path) -> None:
     """A hit line is cut at 120 characters; cut from its start, a line whose match lies further
     on showed no match at all."""

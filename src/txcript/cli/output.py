@@ -1,9 +1,9 @@
 """Terminal output shared by every command: colour, display widths, ages, progress, writing.
 
-Colour, widths and progress come from rich; nothing here writes escape codes by hand. Text taken
-from sessions is passed through :func:`txcript.shared.text.scrub` before it reaches a terminal,
-and is only ever given to rich as plain :class:`rich.text.Text` (never as markup). Machine formats
-(``--json``, ``export``) are written exactly.
+Colour comes from ``click.style``, display widths and the progress spinner from rich; nothing
+here writes escape codes by hand. Text taken from sessions is passed through
+:func:`txcript.shared.text.scrub` before it reaches a terminal, and is never read as markup.
+Machine formats (``--json``, ``export``) are written exactly.
 """
 
 from __future__ import annotations
@@ -15,15 +15,10 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any
 
 import click
-
-if TYPE_CHECKING:  # rich is imported where it is used: `query --json` never needs it
-    from rich.console import Console
-    from rich.text import Text
 
 #: ``--color``: ``auto`` colours a terminal unless ``NO_COLOR`` is set (or ``FORCE_COLOR`` is).
 COLOUR_CHOICES = ("auto", "always", "never")
@@ -98,66 +93,52 @@ def colour_enabled(stream: Any, choice: str = "auto") -> bool:
     return is_terminal(stream) and os.environ.get("TERM") != "dumb"
 
 
-@cache
-def _console_class() -> type[Console]:
-    from rich.console import Console
-
-    class _Console(Console):
-        def on_broken_pipe(self) -> None:
-            # rich exits 1 here; the CLI's handler ends a closed pipe (`| head`) quietly with 0.
-            self.quiet = True
-            raise BrokenPipeError
-
-    return _Console
-
-
-def console(stream: TextIO | None = None, *, colour: bool = False) -> Console:
-    """A rich console that prints exactly what it is given: no markup, highlighting or wrapping."""
-    return _console_class()(
-        file=stream if stream is not None else sys.stdout,
-        color_system="standard" if colour else None,
-        force_terminal=colour,
-        markup=False,
-        highlight=False,
-        emoji=False,
-        soft_wrap=True,
-    )
-
-
 def terminal_width(stream: Any) -> int | None:
-    """The width of the terminal ``stream`` writes to, or None when it is not a terminal."""
+    """The width of the terminal ``stream`` writes to (``COLUMNS`` first, as everywhere), or
+    None when it is not a terminal."""
     if not is_terminal(stream):
         return None
-    from rich.console import Console
+    import shutil
 
-    return Console(file=stream).width
+    return shutil.get_terminal_size().columns
 
 
 def harness_style(harness: str) -> str:
     return HARNESS_STYLES.get(harness, "")
 
 
-def styled(*parts: str | tuple[str, str]) -> Text:
-    """One line from plain parts and ``(text, style)`` pairs (text is never read as markup)."""
-    from rich.text import Text
-
-    line = Text()
-    for part in parts:
-        if isinstance(part, tuple):
-            line.append(part[0], style=part[1] or None)
-        else:
-            line.append(part)
-    return line
+#: Words of a style that ``click.style`` takes as flags; the other word is the colour.
+_STYLE_FLAGS = frozenset({"bold", "dim", "italic", "underline", "reverse", "strikethrough"})
 
 
-def plain(*parts: str | tuple[str, str]) -> str:
-    """The text of a :func:`styled` line without its styles (what rich prints with no colour)."""
-    return "".join(part[0] if isinstance(part, tuple) else part for part in parts)
+def _coloured(text: str, style: str) -> str:
+    """``text`` in ``style`` (words such as ``"bold red"`` or ``"bright_cyan"``)."""
+    if not style or not text:
+        return text
+    words = style.split()
+    colours = [word for word in words if word not in _STYLE_FLAGS]
+    flags = {word: True for word in words if word in _STYLE_FLAGS}
+    return click.style(text, fg=colours[-1] if colours else None, **flags)
+
+
+def line_text(parts: Iterable[str | tuple[str, str]], *, colour: bool) -> str:
+    """One line from plain parts and ``(text, style)`` pairs, coloured or not."""
+    if not colour:
+        return "".join(part[0] if isinstance(part, tuple) else part for part in parts)
+    return "".join(_coloured(*part) if isinstance(part, tuple) else part for part in parts)
+
+
+def echo_lines(
+    lines: Iterable[Iterable[str | tuple[str, str]]], *, colour: bool, err: bool = False
+) -> None:
+    """Print :func:`line_text` lines at once (click keeps colour it is told to: ``--color
+    always`` into a pipe)."""
+    text = "".join(line_text(parts, colour=colour) + "\n" for parts in lines)
+    click.echo(text, nl=False, err=err, color=colour)
 
 
 def echo_styled(*parts: str | tuple[str, str], colour: bool, err: bool = False) -> None:
-    stream = sys.stderr if err else sys.stdout
-    console(stream, colour=colour).print(styled(*parts))
+    echo_lines([parts], colour=colour, err=err)
 
 
 def _narrow(text: str) -> bool:

@@ -8,7 +8,15 @@ from typing import Any
 
 import click
 
-from txcript.cli.output import DIM, colour_enabled, console, cut, harness_style, json_text, styled
+from txcript.cli.output import (
+    DIM,
+    colour_enabled,
+    colour_option,
+    cut,
+    echo_lines,
+    harness_style,
+    json_text,
+)
 from txcript.shared.text import scrub
 
 _ORIGIN_CHOICES = ("user", "assistant", "thinking", "tool_use", "tool_result", "meta", "all")
@@ -71,6 +79,7 @@ def _highlight(text: str, spans: tuple[tuple[int, int], ...]) -> list[str | tupl
     help="Search these kinds of line (repeatable; default: all but tool_result; `all`: every one).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@colour_option
 def query_command(
     pattern: str | None,
     from_: tuple[str, ...],
@@ -81,6 +90,7 @@ def query_command(
     until: str | None,
     origins: tuple[str, ...],
     as_json: bool,
+    colour: str = "auto",
 ) -> None:
     """Find sessions by what was said in them.
 
@@ -128,13 +138,13 @@ def query_command(
     if not matches:
         click.echo(f"no matches for `{scrub(pattern)}`")
         return
-    printer = console(sys.stdout, colour=colour_enabled(sys.stdout))
+    lines: list[tuple[str | tuple[str, str], ...]] = []
     for match in matches:
         session = match.session
         when = session.timestamp.strftime("%Y-%m-%d %H:%M")
         label = session.title or (os.path.basename(session.cwd) if session.cwd else "")
-        printer.print(
-            styled(
+        lines.append(
+            (
                 (session.harness, harness_style(session.harness)),
                 "  ",
                 (scrub(session.meta_id), DIM),
@@ -146,7 +156,8 @@ def query_command(
         )
         for hit in match.hits:
             origin = (f"[{hit.origin:>11}]", DIM)
-            printer.print(styled("  ", origin, " ", *_highlight(hit.line, hit.highlights)))
+            lines.append(("  ", origin, " ", *_highlight(hit.line, hit.highlights)))
+    echo_lines(lines, colour=colour_enabled(sys.stdout, colour))
 
 
 def _match_row(match: Any) -> dict[str, Any]:

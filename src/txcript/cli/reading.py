@@ -12,12 +12,10 @@ from txcript.cli.output import (
     STORE_IDS,
     colour_enabled,
     colour_option,
-    console,
+    echo_lines,
     is_terminal,
     json_text,
-    plain,
     show_long,
-    styled,
     terminal_width,
     write_output,
     write_output_chunks,
@@ -105,13 +103,7 @@ def list_command(
     from txcript.cli.listing import list_lines
 
     lines = list_lines(sessions, datetime.now(UTC), terminal_width(stdout))
-    if not colour_enabled(stdout, colour):
-        # Without colour a line is just its text: written at once, not rendered one by one.
-        click.echo("".join(plain(*parts) + "\n" for parts in lines), nl=False)
-        return
-    printer = console(stdout, colour=True)
-    for parts in lines:
-        printer.print(styled(*parts))
+    echo_lines(lines, colour=colour_enabled(stdout, colour))
 
 
 @click.command("view", cls=RefCommand)
