@@ -277,10 +277,19 @@ def search(
                 break
         index.forget_fetched()
     if len(best) < limit:
-        for doc in [doc for doc in newest if doc not in best]:
-            scored = lines.scored(doc, lines.parts, None)
-            if scored:
-                best[doc] = scored_best(scored)
+        # The scan that finds gapped fuzzy matches: a line must still hold every anchored
+        # atom literally, so only the parts the trigram index names for those are scanned.
+        anchors = [n for n in pattern.anchored_needles() if len(n) >= _MIN_NEEDLE]
+        held = index.candidates(anchors, lines.parts) if anchors else None
+        scan = [doc for doc in newest if doc not in best and (held is None or doc in held)]
+        for start in range(0, len(scan), _RUN):
+            run = scan[start : start + _RUN]
+            index.prefetch(run, lines.parts)
+            for doc in run:
+                scored = lines.scored(doc, lines.parts if held is None else held[doc], None)
+                if scored:
+                    best[doc] = scored_best(scored)
+            index.forget_fetched()
     chosen = sorted(best, key=lambda d: (-best[d], rank[d]))[:limit]
     matches = []
     for doc, session in zip(chosen, ranked.sessions(chosen), strict=True):
