@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -46,12 +47,30 @@ try:
 except SystemExit:
     pass
 sys.stdout.flush()
-print("\\n" + json.dumps(sorted(sys.modules)), file=sys.stderr)
+# The patterns our modules compile on first use (a functools.cache'd function returning a
+# re.Pattern) that this run did compile.
+compiled = sorted(
+    f"{name}.{attr}"
+    for name, module in list(sys.modules.items())
+    if name.startswith("txcript")
+    for attr, value in vars(module).items()
+    if "Pattern" in str(getattr(value, "__annotations__", {}).get("return", ""))
+    and callable(getattr(value, "cache_info", None))
+    and value.cache_info().currsize
+)
+print("\\n" + json.dumps({"modules": sorted(sys.modules), "compiled": compiled}), file=sys.stderr)
 """
 
 
-def probed(*args: str, home: Path) -> tuple[str, set[str]]:
-    """What the real entry point running ``txcript ARGS`` printed, and the modules it loaded."""
+class Probe(NamedTuple):
+    stdout: str
+    modules: set[str]
+    #: The lazily compiled patterns of our modules that the run compiled.
+    compiled: list[str]
+
+
+def probed(*args: str, home: Path) -> Probe:
+    """What the real entry point running ``txcript ARGS`` printed, loaded and compiled."""
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(args)],
@@ -61,12 +80,13 @@ def probed(*args: str, home: Path) -> tuple[str, set[str]]:
         check=True,
         timeout=120,
     )
-    return done.stdout, set(json.loads(done.stderr.strip().splitlines()[-1]))
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    return Probe(done.stdout, set(seen["modules"]), seen["compiled"])
 
 
 def imported(*args: str, home: Path) -> set[str]:
     """The modules loaded by the real entry point running ``txcript ARGS``."""
-    return probed(*args, home=home)[1]
+    return probed(*args, home=home).modules
 
 
 def loaded(modules: set[str], name: str) -> bool:
@@ -147,22 +167,37 @@ def test_a_warm_query_over_a_changed_claude_session_defines_no_dataclass(
     """A query re-reads only the session that changed since the last one, through Claude Code's
     reader: no module on that path defines a dataclass (defining one costs about a millisecond;
     a msgspec Struct, already loaded here, about a fiftieth of that), so ``dataclasses`` itself
-    is never imported."""
+    is never imported, and no pattern a query does not use is compiled."""
     sys.path.insert(0, str(Path(__file__).parent / "claude_code"))
     import claude_fixtures as fx
 
     root = isolated_home / ".claude"
-    changed = fx.put(root, fx.realistic_records())
-    fx.put(root, fx.realistic_records(), session_id="0b7e1f52-3c4d-4e5f-8a9b-1c2d3e4f5a6b")
-    first, _ = probed("query", "loop", "--json", home=isolated_home)
+    records = [r for r in fx.realistic_records() if isinstance(r, dict)]  # nothing to warn about
+    changed = fx.put(root, records)
+    fx.put(root, records, session_id="0b7e1f52-3c4d-4e5f-8a9b-1c2d3e4f5a6b")
+    first = probed("query", "loop", "--json", home=isolated_home).stdout
     assert len(json.loads(first)) == 2  # both sessions are in the index now
     added = fx.user("u9", "s1", "09:31:00.000", "where is the auth token kept?")
     with changed.open("a", encoding="utf-8") as handle:
         handle.write(fx.line(added) + "\n")
-    out, modules = probed("query", "auth token", "--json", home=isolated_home)
-    assert [hit["id"] for hit in json.loads(out)] == [fx.SID]  # the changed session was re-read
-    assert "txcript.harnesses.claude_code.reader" in modules
-    assert "dataclasses" not in modules
+    warm = probed("query", "auth token", "--json", home=isolated_home)
+    assert [hit["id"] for hit in json.loads(warm.stdout)] == [fx.SID]  # the changed one, re-read
+    assert "txcript.harnesses.claude_code.reader" in warm.modules
+    assert "dataclasses" not in warm.modules
+    # Nor does it compile the patterns kept for other paths (terminal output, id checks, …).
+    assert warm.compiled == []
+
+
+def test_the_lazily_compiled_patterns_are_seen_when_compiled(isolated_home: Path) -> None:
+    """The probe behind ``compiled == []`` above finds a pattern a run did compile."""
+    probe = probed("view", "--help", home=isolated_home)
+    assert probe.compiled == []
+    sys.path.insert(0, str(Path(__file__).parent / "claude_code"))
+    import claude_fixtures as fx
+
+    fx.put(isolated_home / ".claude", fx.realistic_records())
+    shown = probed("list", home=isolated_home)  # a table for people: every cell is scrubbed
+    assert "txcript.shared.text._sequence" in shown.compiled
 
 
 @pytest.mark.parametrize("args", [("list",), ("query", "auth")])

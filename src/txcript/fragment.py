@@ -7,6 +7,7 @@ A range is ``N``, ``N-M``, ``N-`` or ``-M``: 1-based inclusive message ordinals,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -15,7 +16,11 @@ import msgspec
 from txcript.errors import BadInput
 from txcript.model import Message, ToolResult, ToolUse, Transcript
 
-_RANGE = re.compile(r"([0-9]*)-([0-9]*)|([0-9]+)")
+
+@functools.cache
+def _range() -> re.Pattern[str]:
+    """Compiled when a range is first parsed (most commands are given none)."""
+    return re.compile(r"([0-9]*)-([0-9]*)|([0-9]+)")
 
 
 class RangeRequest(msgspec.Struct, frozen=True, gc=False):
@@ -46,7 +51,7 @@ def parse_range(text: str) -> RangeRequest | None:
     """Parse the text after ``#``; None when it is not a range (``""``, ``-``, ``1x``, …)."""
     if not text.isascii():
         return None
-    m = _RANGE.fullmatch(text)
+    m = _range().fullmatch(text)
     if m is None:
         return None
     single = m.group(3)

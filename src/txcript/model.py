@@ -11,6 +11,7 @@ Everything is immutable (frozen msgspec structs, tuples), so a transcript can be
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -467,8 +468,13 @@ def _shifted(batch: list[bytes], pad: bytes, indent: int) -> bytes:
     return b"\n" + pad + laid_out[2:-2].replace(b"\n", b"\n" + pad)
 
 
-#: A ``"timestamp"`` value with more than six fractional digits (checked on the raw text).
-_OVERPRECISE = re.compile(rb'"timestamp"\s*:\s*"[^"]*\.\d{7}')
+@functools.cache
+def _overprecise() -> re.Pattern[bytes]:
+    """A ``"timestamp"`` value with more than six fractional digits (checked on the raw text);
+    compiled when a Common document is first parsed."""
+    return re.compile(rb'"timestamp"\s*:\s*"[^"]*\.\d{7}')
+
+
 _EXTRA_DIGITS = re.compile(r"(\.\d{6})\d+")
 
 
@@ -505,7 +511,7 @@ def from_json(text: str | bytes) -> Transcript:
     """
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     try:
-        if _OVERPRECISE.search(raw) is None:
+        if _overprecise().search(raw) is None:
             return _transcript_decoder.decode(raw)
         return msgspec.convert(_truncate_times(msgspec.json.decode(raw)), Transcript)
     except msgspec.ValidationError as exc:

@@ -3,6 +3,7 @@ id grammar with the allow-list of what a foreign id may become (see ``docs/secur
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -88,8 +89,8 @@ def derived_uuid7(namespace: uuid.UUID, when: datetime, key: str) -> str:
 #: The longest id any grammar accepts (a UUID is 36; OpenCode's ``ses_…`` about 30). Longer ids
 #: would make file names over the 255-byte limit of most file systems.
 MAX_ID_LENGTH = 128
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_OPENCODE = re.compile(r"ses_[0-9A-Za-z]{1,100}")
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_OPENCODE = r"ses_[0-9A-Za-z]{1,100}"
 #: The namespace of the UUIDv5 a foreign (non-conforming) id maps to, as 16 ASCII bytes.
 FOREIGN_ID_NAMESPACE_TAG = b"txcript-foreign!"
 
@@ -106,14 +107,15 @@ class IdGrammar(msgspec.Struct, frozen=True):
 
     #: What the error message calls a conforming id ("a UUID").
     description: str
-    pattern: re.Pattern[str]
+    #: The regular expression a whole id matches (compiled when an id is first checked).
+    pattern: str
     derive: Callable[[str], str]
 
     def problem(self, session_id: str) -> str | None:
         """Why ``session_id`` is not an id of this grammar, or None when it is one."""
         if len(session_id) > MAX_ID_LENGTH:
             return f"it is {len(session_id)} characters long"
-        if self.pattern.fullmatch(session_id) is None:
+        if _compiled(self.pattern).fullmatch(session_id) is None:
             return f"it is not {self.description}"
         return None
 
@@ -131,6 +133,12 @@ class IdGrammar(msgspec.Struct, frozen=True):
         return source_id if self.problem(source_id) is None else self.derive(source_id)
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A grammar's pattern, compiled once: most runs check no id, and need not pay for it."""
+    return re.compile(pattern)
+
+
 def foreign_uuid(source_id: str) -> str:
     """The UUIDv5 of a foreign id (RFC 4122 v5 of its UTF-8 bytes in the txcript namespace)."""
     return uuid5(namespace_from_ascii(FOREIGN_ID_NAMESPACE_TAG), source_id)
@@ -143,7 +151,7 @@ UUID_IDS = IdGrammar("a UUID", _UUID, foreign_uuid)
 #: other character are refused; a foreign id outside the grammar becomes its UUIDv5.
 CURSOR_IDS = IdGrammar(
     "a Cursor composer id (letters, digits and -)",
-    re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*"),
+    r"[A-Za-z0-9][A-Za-z0-9-]*",
     foreign_uuid,
 )
 #: OpenCode's ``ses_`` + letters and digits; a foreign id becomes ``ses_`` + its UUIDv5's hex.

@@ -12,6 +12,7 @@ here: they keep the text exactly.
 
 from __future__ import annotations
 
+import functools
 import re
 
 # ECMA-48 sequences, 7-bit (ESC-introduced) and 8-bit (C1) forms. A string sequence (OSC, DCS,
@@ -25,11 +26,22 @@ _STRING = (
     r"(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9b\x9c\x9d\x90\x98\x9e\x9f]*" + _STRING_END
 )
 _ESCAPE = r"\x1b[\x20-\x2f]*[\x30-\x7e]"  # two-byte and nF escapes (ESC c resets the terminal)
-_SEQUENCE = re.compile(f"{_CSI}|{_STRING}|{_ESCAPE}", re.DOTALL)
 # What is left after sequences are gone: C0 (but tab/newline in blocks), DEL, C1, and the
 # bidirectional overrides that make text display in a different order than it reads.
-_LINE_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_BLOCK_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_LINE_CONTROLS = "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+_BLOCK_CONTROLS = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+
+
+# Compiled on first use: together about 2 ms at start-up, which machine output (``--json``) and
+# a command that prints nothing untrusted never need.
+@functools.cache
+def _sequence() -> re.Pattern[str]:
+    return re.compile(f"{_CSI}|{_STRING}|{_ESCAPE}", re.DOTALL)
+
+
+@functools.cache
+def _controls(block: bool) -> re.Pattern[str]:
+    return re.compile(_BLOCK_CONTROLS if block else _LINE_CONTROLS)
 
 
 def scrub(text: str, *, keep_offsets: bool = False) -> str:
@@ -39,8 +51,8 @@ def scrub(text: str, *, keep_offsets: bool = False) -> str:
     character offsets into ``text`` (search highlights) still point at the same characters.
     """
     if keep_offsets:
-        return _LINE_CONTROLS.sub(" ", _SEQUENCE.sub(lambda m: " " * len(m.group()), text))
-    return _LINE_CONTROLS.sub(" ", _SEQUENCE.sub("", text))
+        return _controls(False).sub(" ", _sequence().sub(lambda m: " " * len(m.group()), text))
+    return _controls(False).sub(" ", _sequence().sub("", text))
 
 
 def scrub_block(text: str) -> str:
@@ -49,8 +61,8 @@ def scrub_block(text: str) -> str:
     A bare CR (which would let a line overwrite the one before it) becomes a newline; CRLF
     becomes LF.
     """
-    text = _SEQUENCE.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
-    return _BLOCK_CONTROLS.sub(" ", text)
+    text = _sequence().sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    return _controls(True).sub(" ", text)
 
 
 def shown(value: str) -> str:

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
 from txcript.errors import BadInput
 
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:\d{2})\Z"
-)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: The shape nearly every stored time has (JavaScript's ``toISOString``): parsed by the C
 #: ``fromisoformat``, which reads these 24 ASCII characters exactly as the general path does.
 _MILLIS_Z = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z\Z")
+
+
+@functools.cache
+def _rfc3339() -> re.Pattern[str]:
+    """Every other offset-carrying form; compiled on first use, as most runs meet none."""
+    return re.compile(
+        r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:\d{2})\Z"
+    )
 
 
 def parse_rfc3339(text: object) -> datetime | None:
@@ -29,7 +35,7 @@ def parse_rfc3339(text: object) -> datetime | None:
             return datetime.fromisoformat(text)
         except ValueError:  # not a date (month 13, second 60 …)
             return None
-    m = _RFC3339.match(text)
+    m = _rfc3339().match(text)
     if m is None:
         return None
     year, month, day, hour, minute, second, frac, zone = m.groups()

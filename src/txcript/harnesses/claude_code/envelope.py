@@ -18,6 +18,7 @@ bijection, and a written content never holds an unescaped close tag.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import msgspec
@@ -31,14 +32,19 @@ CAVEAT = "local-command-caveat"
 TAGS = (NAME, MESSAGE, ARGS, STDOUT, STDERR, CAVEAT)
 
 _TAG_ALTERNATION = "|".join(re.escape(tag) for tag in TAGS)
-_CLOSE_RUN = re.compile(rf"<(\\*)/({_TAG_ALTERNATION})>")
 _ESCAPED_RUN = re.compile(rf"<\\(\\*)/({_TAG_ALTERNATION})>")
 _OPEN = re.compile(rf"<({_TAG_ALTERNATION})>")
 
 
+@functools.cache
+def _close_run() -> re.Pattern[str]:
+    """Compiled on first use: only a writer escapes, and a reading run should not pay for it."""
+    return re.compile(rf"<(\\*)/({_TAG_ALTERNATION})>")
+
+
 def escape(content: str) -> str:
     """Add one backslash to every close-tag run of the envelope tags."""
-    return _CLOSE_RUN.sub(lambda m: f"<\\{m.group(1)}/{m.group(2)}>", content)
+    return _close_run().sub(lambda m: f"<\\{m.group(1)}/{m.group(2)}>", content)
 
 
 def unescape(content: str) -> str:

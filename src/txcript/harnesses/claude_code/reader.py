@@ -36,6 +36,7 @@ blocks, …), are left out with a warning naming the line; they stay in the nati
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -73,9 +74,14 @@ from txcript.shared.timeutil import parse_rfc3339
 
 #: The UUIDv5 namespace of every id the Claude Code codec mints (16 ASCII bytes).
 NAMESPACE = namespace_from_ascii(b"txcript-claude!!")
-_PERSISTED = re.compile(r"tool-results[\\/]([^\s\\/<>\"'`]+)")
 
 Numbered = tuple[int, dict[str, Any]]
+
+
+@functools.cache
+def _persisted() -> re.Pattern[str]:
+    """The side file a ``<persisted-output>`` notice names (compiled when a notice is met)."""
+    return re.compile(r"tool-results[\\/]([^\s\\/<>\"'`]+)")
 
 
 # ------------------------------------------------------------------------------------ chain
@@ -529,7 +535,7 @@ class _Builder:
             if isinstance(block.content, str) and block.content.lstrip().startswith(
                 "<persisted-output>"
             ):
-                found = _PERSISTED.search(block.content)
+                found = _persisted().search(block.content)
                 side = self.spilled.get(found.group(1)) if found else None
                 if side is not None:
                     out[i] = self._with_text(block, side)
