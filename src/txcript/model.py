@@ -475,11 +475,13 @@ def _overprecise() -> re.Pattern[bytes]:
     return re.compile(rb'"timestamp"\s*:\s*"[^"]*\.\d{7}')
 
 
-_EXTRA_DIGITS = re.compile(r"(\.\d{6})\d+")
+@functools.cache
+def _extra_digits() -> re.Pattern[str]:
+    return re.compile(r"(\.\d{6})\d+")
 
 
 def _truncated(value: Any) -> Any:
-    return _EXTRA_DIGITS.sub(r"\1", value, count=1) if isinstance(value, str) else value
+    return _extra_digits().sub(r"\1", value, count=1) if isinstance(value, str) else value
 
 
 def _truncate_times(data: Any) -> Any:

@@ -9,7 +9,6 @@ Machine formats (``--json``, ``export``) are written exactly.
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -200,6 +199,7 @@ def progress(label: str) -> Iterator[None]:
 
 def show_long(text: str, *, pager: bool) -> None:
     """Print ``text`` on the terminal, through ``$PAGER`` (``less -R``) when taller than it."""
+    import shlex  # only a pager needs it (~0.6 ms to import)
     import shutil
 
     stdout = sys.stdout
