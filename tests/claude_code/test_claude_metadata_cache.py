@@ -126,7 +126,7 @@ def test_gone_files_are_forgotten_and_unreadable_ones_warn_each_time(tmp_path: P
         assert conn.execute("SELECT count(*) FROM listing").fetchone() == (0,)
 
 
-def test_a_corrupt_cache_file_degrades_to_a_cold_run_with_one_warning(tmp_path: Path) -> None:
+def test_a_corrupt_cache_file_is_built_again_with_one_warning(tmp_path: Path) -> None:
     path = put(tmp_path, records("x"))
     age(path)
     assert titles(tmp_path) == ["x"]
@@ -138,7 +138,9 @@ def test_a_corrupt_cache_file_degrades_to_a_cold_run_with_one_warning(tmp_path: 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert titles(tmp_path) == ["x"] and titles(tmp_path) == ["x"]
-    assert len(caught) == 1 and "metadata cache unavailable" in str(caught[0].message)
+        close_metadata_cache()
+        assert titles(tmp_path) == ["x"]
+    assert len(caught) == 1 and "metadata cache damaged" in str(caught[0].message)
 
 
 def test_a_read_only_cache_dir_degrades_with_one_warning(tmp_path: Path) -> None:

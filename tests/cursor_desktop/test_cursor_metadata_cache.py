@@ -159,7 +159,9 @@ def test_the_human_listing_skips_cells_whose_head_has_title_and_cwd(
     assert reads == []
 
 
-def test_a_corrupt_cache_file_degrades_to_a_cold_run_with_one_warning(root: Path) -> None:
+def test_a_corrupt_cache_file_is_built_again_with_one_warning(root: Path) -> None:
+    """Left in place, a damaged file failed every later run the same way (each one listing
+    cold, with the same warning): it is replaced at once, and the next run uses the new one."""
     expected = CursorDesktopStore(root).discover()
     close_metadata_cache()  # a new process opens the file afresh
     path = cache_dir() / "metadata.sqlite3"
@@ -170,9 +172,16 @@ def test_a_corrupt_cache_file_degrades_to_a_cold_run_with_one_warning(root: Path
         warnings.simplefilter("always")
         assert CursorDesktopStore(root).discover() == expected
         assert CursorDesktopStore(root).discover() == expected
+        close_metadata_cache()  # the next process
+        assert CursorDesktopStore(root).discover() == expected
     assert [str(w.message) for w in caught] == [
-        "metadata cache unavailable (file is not a database); running without it"
+        "metadata cache damaged (file is not a database); building a new one"
     ]
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT count(*) FROM listing").fetchone()[0] > 0
+    finally:
+        conn.close()
 
 
 def test_a_cache_dir_that_cannot_be_made_degrades_with_one_warning(

@@ -72,7 +72,10 @@ def test_a_changed_cursor_last_updated_at_rereads_that_session_only(stores: Path
     assert [key[1] for key in _update()] == [fx.CID_A]
 
 
-def test_a_corrupt_cache_degrades_to_an_in_memory_run_with_one_warning(stores: Path) -> None:
+def test_a_corrupt_cache_is_built_again_with_one_warning(stores: Path) -> None:
+    """A file that is not a database made every query build the whole index in memory, with
+    the same warning, until someone deleted it: now the first query replaces it, and the
+    next one reads nothing again."""
     save_claude(
         stores / "claude",
         transcript("44444444-4444-4444-8444-444444444444", [("user", "the auth bug")]),
@@ -83,9 +86,10 @@ def test_a_corrupt_cache_degrades_to_an_in_memory_run_with_one_warning(stores: P
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         found = find("auth bug")
+        assert _update() == []  # the new file holds the session
     assert [m.session.meta_id for m in found] == ["44444444-4444-4444-8444-444444444444"]
     messages = [str(w.message) for w in caught]
-    assert len(messages) == 1 and "search cache unavailable" in messages[0]
+    assert messages == ["search cache damaged (file is not a database); building a new one"]
 
 
 def test_a_read_only_cache_dir_degrades_with_one_warning(stores: Path) -> None:
@@ -264,10 +268,11 @@ def test_tiered_search_ranks_exactly_as_scanning_every_line(stores: Path, patter
         index.close()
 
 
-def test_corrupt_pages_met_after_opening_degrade_with_one_warning(stores: Path) -> None:
+def test_corrupt_pages_met_after_opening_are_rebuilt_with_one_warning(stores: Path) -> None:
     """The cache is opened without a full integrity check (it would read the whole file on every
-    query), so damage past the header surfaces only when a query reads it: that run goes on in
-    memory with the same one warning an unreadable file gives, and still finds the session."""
+    query), so damage past the header surfaces only when a query reads it: that run replaces
+    the file, with the one warning an unreadable file gives, and still finds the session. It
+    was left in place, and every later run went on in memory with the same warning."""
     save_claude(
         stores / "claude",
         transcript("77777777-7777-4777-8777-777777777777", [("user", "the auth bug")]),
@@ -287,7 +292,16 @@ def test_corrupt_pages_met_after_opening_degrade_with_one_warning(stores: Path) 
         found = find("auth bug")
     assert [m.session.meta_id for m in found] == ["77777777-7777-4777-8777-777777777777"]
     messages = [str(w.message) for w in caught]
-    assert len(messages) == 1 and "search cache unavailable" in messages[0], messages
+    assert messages == [
+        "search cache damaged (database disk image is malformed); building a new one"
+    ]
+    with warnings.catch_warnings(record=True) as caught:  # the next run uses the new file
+        warnings.simplefilter("always")
+        assert [m.session.meta_id for m in find("auth bug")] == [
+            "77777777-7777-4777-8777-777777777777"
+        ]
+        assert _update() == []
+    assert [str(w.message) for w in caught] == []
 
 
 def test_an_unwritten_cursor_database_is_not_fingerprinted_again(

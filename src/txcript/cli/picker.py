@@ -190,13 +190,14 @@ def run_picker(
 
     index = open_index()
     try:
-        try:
-            chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
-        except sqlite3.DatabaseError as exc:
-            if not index.persistent:
-                raise
-            index = fallback_index(index, exc)
-            chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
+        for attempt in range(3):
+            try:
+                chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
+                break
+            except sqlite3.DatabaseError as exc:
+                if not index.persistent or attempt == 2:
+                    raise
+                index = fallback_index(index, exc, rebuild=attempt == 0)
         picked = pick(chosen, index, origins)
     finally:
         index.close()

@@ -98,13 +98,15 @@ def find(
         )
 
     try:
-        try:
-            return run(index)
-        except sqlite3.DatabaseError as exc:
-            if not (own and index.persistent):
-                raise
-            index = fallback_index(index, exc)
-            return run(index)
+        for attempt in range(2):
+            try:
+                return run(index)
+            except sqlite3.DatabaseError as exc:
+                if not (own and index.persistent):
+                    raise
+                # (The new file a damaged one is replaced by gets one try: then memory.)
+                index = fallback_index(index, exc, rebuild=attempt == 0)
+        return run(index)
     finally:
         if own:
             index.close()

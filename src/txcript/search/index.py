@@ -37,7 +37,6 @@ once per part, not once per line).
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,7 +51,13 @@ from txcript.diagnostics import warn
 from txcript.harnesses.base import Discovered, change_token
 from txcript.search.lines import Line, extract
 from txcript.search.parts import ORIGIN_CODE, Packed, Part, StoredLine, pack, trigram_text
-from txcript.shared.cache import cache_failed, memory_cache, open_cache
+from txcript.shared.cache import (
+    cache_failed,
+    is_damage,
+    memory_cache,
+    open_cache,
+    rebuilt_cache,
+)
 from txcript.shared.gcpause import without_gc
 
 FORMAT = "search-8"
@@ -871,18 +876,12 @@ def open_index() -> Index:
     return Index(conn, persistent)
 
 
-def fallback_index(index: Index, exc: sqlite3.DatabaseError) -> Index:
-    """After ``exc`` from the persistent ``index`` (corrupt pages, a lock held too long): close
-    it and go on with an empty in-memory index, with the one warning a failed open gives.
-
-    Damage (anything but an OperationalError: a lock, a busy or read-only file, a race) would
-    fail every later run the same way, so the file is marked of another format first: the
-    next run discards its contents and builds it again."""
-    if not isinstance(exc, sqlite3.OperationalError):
-        with contextlib.suppress(sqlite3.Error):
-            index.conn.execute(
-                "UPDATE cache_meta SET value = ? WHERE key = 'format'", (f"{FORMAT} damaged",)
-            )
+def fallback_index(index: Index, exc: sqlite3.DatabaseError, *, rebuild: bool = True) -> Index:
+    """After ``exc`` from the persistent ``index``: close it and go on with a new file when it
+    is damaged (``rebuild``: see :func:`~txcript.shared.cache.rebuilt_cache`), else (a lock
+    held too long, a full disk) with an empty in-memory index; one warning either way."""
     index.close()
+    if rebuild and is_damage(exc):
+        return Index(*rebuilt_cache("search", FORMAT, SCHEMA, exc))
     cache_failed("search", exc)
     return Index(memory_cache(FORMAT, SCHEMA), False)

@@ -1,11 +1,13 @@
 """txcript's own caches (the search index, listing metadata): one SQLite file each, disposable.
 
 A cache is only ever a faster way to get what the stores hold, so every failure degrades instead
-of failing the command: a cache that cannot be opened, is corrupt, is locked past a short timeout,
-or sits in a read-only directory is replaced by an in-memory database for this run, with one
-warning. Each cache records the ``format`` it was written in; a different format (a new txcript
-with a new layout) discards its contents. Files are WAL with ``synchronous=NORMAL``: one writer,
-any number of readers, and an interrupted writer loses at most its open transaction.
+of failing the command: a cache that cannot be opened, is locked past a short timeout, or sits in
+a read-only directory is replaced by an in-memory database for this run, with one warning. A
+damaged one (not a database, or malformed) is deleted and built again, also with one warning:
+left in place, it would cost every later run a build in memory. Each cache records the
+``format`` it was written in; a different format (a new txcript with a new layout) discards its
+contents. Files are WAL with ``synchronous=NORMAL``: one writer, any number of readers, and an
+interrupted writer loses at most its open transaction.
 
 Entries are keyed on a store's *fingerprint* of a session (``Store.fingerprints``): a string that
 changes whenever the session's content may have changed. An empty fingerprint means "unknown"
@@ -67,30 +69,74 @@ def _prepare(conn: sqlite3.Connection, format_version: str, schema: str) -> None
 def open_cache(name: str, format_version: str, schema: str) -> tuple[sqlite3.Connection, bool]:
     """The cache ``name`` (created with ``schema`` when new or of another format).
 
-    Returns the connection and whether it is persistent; on any failure, an in-memory cache and
-    one warning (``txcript: warning: <name> cache unavailable (…); running without it``).
+    Returns the connection and whether it is persistent; a damaged file is replaced (see
+    :func:`rebuilt_cache`); on any other failure, an in-memory cache and one warning
+    (``txcript: warning: <name> cache unavailable (…); running without it``).
     """
-    path = cache_path(name)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT, isolation_level=None)
-        try:
-            # Only the header and schema are checked here (a full check reads the whole file,
-            # which costs more than a warm query): a user of a cache treats a DatabaseError
-            # met later as this failure, through :func:`cache_failed`.
-            _prepare(conn, format_version, schema)
-        except BaseException:
-            conn.close()
-            raise
-        return conn, True
+        return _opened(cache_path(name), format_version, schema), True
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            return rebuilt_cache(name, format_version, schema, exc)
+        cache_failed(name, exc)
     except (sqlite3.Error, OSError) as exc:
         cache_failed(name, exc)
     return memory_cache(format_version, schema), False
 
 
+def is_damage(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says the file itself is bad (not a database, malformed pages), not that
+    it is locked, busy, read-only or on a full disk (OperationalError: the file may be sound)."""
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+
+
+def rebuilt_cache(
+    name: str, format_version: str, schema: str, exc: sqlite3.Error
+) -> tuple[sqlite3.Connection, bool]:
+    """After damage ``exc``: the cache file deleted and created again, empty, for this run to
+    fill, with one warning (``<name> cache damaged (…); building a new one``). Left in place,
+    a damaged file would fail every later run the same way, each one building in memory. When
+    even that fails: an in-memory cache, as :func:`open_cache` gives."""
+    path = cache_path(name)
+    try:
+        _remove(path)
+        conn = _opened(path, format_version, schema)
+    except (sqlite3.Error, OSError) as failure:
+        cache_failed(name, failure)
+        return memory_cache(format_version, schema), False
+    warn(f"{name} cache damaged ({_reason(exc)}); building a new one")
+    return conn, True
+
+
+def _opened(path: Path, format_version: str, schema: str) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT, isolation_level=None)
+    try:
+        # Only the header and schema are checked here (a full check reads the whole file,
+        # which costs more than a warm query): a user of a cache treats a DatabaseError met
+        # later as damage, through :func:`cache_failed`, and marks the file for rebuilding.
+        _prepare(conn, format_version, schema)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _remove(path: Path) -> None:
+    """Delete a cache file with its WAL and shared-memory files (a process that still has it
+    open goes on with the old inode; its writes are lost, as a cache's may be)."""
+    for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def cache_failed(name: str, exc: BaseException) -> None:
     """The one warning for a cache that cannot be used in this run."""
-    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    reason = _reason(exc)
     # Two caches failing for one reason (a read-only cache dir) make one warning, not two.
     seen = (cache_dir(), reason)
     if seen not in _warned:
@@ -216,14 +262,19 @@ class MetadataCache:
             self._fail(exc)
 
     def _fail(self, exc: sqlite3.Error) -> None:
-        """Go on without the file for the rest of this run, after one warning."""
-        if self.persistent:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            warn(f"metadata cache unavailable ({reason}); running without it")
+        """Go on with a new file when this one is damaged (see :func:`rebuilt_cache`), else
+        without a file for the rest of this run; one warning either way."""
+        was_persistent = self.persistent
         with contextlib.suppress(sqlite3.Error):
             self.conn.close()
-        self.conn = sqlite3.connect(":memory:", isolation_level=None)
-        _prepare(self.conn, METADATA_FORMAT, METADATA_SCHEMA)
+        if was_persistent and is_damage(exc):
+            self.conn, self.persistent = rebuilt_cache(
+                "metadata", METADATA_FORMAT, METADATA_SCHEMA, exc
+            )
+            return
+        if was_persistent:
+            warn(f"metadata cache unavailable ({_reason(exc)}); running without it")
+        self.conn = memory_cache(METADATA_FORMAT, METADATA_SCHEMA)
         self.persistent = False
 
 
