@@ -231,6 +231,18 @@ def test_each_registry_descriptor_matches_its_class(info: harnesses.HarnessInfo)
     )
 
 
+def test_a_registry_descriptor_is_frozen_and_compared_by_value() -> None:
+    info = harnesses.info("claude")
+    same = harnesses.HarnessInfo(
+        info.id, info.name, info.aliases, info.implementation, has_store=True, can_write=True
+    )
+    assert same == info and hash(same) == hash(info) and same != harnesses.info("codex")
+    assert repr(same) == repr(info) and repr(info).startswith("HarnessInfo(id='claude_code'")
+    with pytest.raises(AttributeError):
+        info.listed = False
+    assert info.listed is True
+
+
 def test_every_command_is_registered_under_its_own_name() -> None:
     import click
 

@@ -363,8 +363,14 @@ def render_tool(tool: Tool) -> tuple[str, Any]:
 
 # ------------------------------------------------------------------------------- JSON wire
 
-_transcript_decoder = msgspec.json.Decoder(Transcript)
 _encoder = msgspec.json.Encoder()
+
+
+# The typed decoder and the wire types are built on first use: building them costs ~2-3 ms,
+# which a command that never reads or writes a Common document need not pay at start-up.
+@functools.cache
+def _transcript_decoder() -> msgspec.json.Decoder[Transcript]:
+    return msgspec.json.Decoder(Transcript)
 
 
 def _wire(transcript: Transcript) -> dict[str, Any]:
@@ -375,6 +381,7 @@ def _wire(transcript: Transcript) -> dict[str, Any]:
     return data
 
 
+@functools.cache
 def _wire_type(cls: type[msgspec.Struct]) -> Any:
     """A struct with ``cls``'s fields, defaults and ``omit_defaults``, but untyped: it encodes a
     ``cls`` whose ``timestamp`` was replaced by its text, in exactly the bytes
@@ -391,8 +398,6 @@ def _wire_type(cls: type[msgspec.Struct]) -> Any:
     )
 
 
-_WireMeta: Any = _wire_type(Meta)
-_WireMessage: Any = _wire_type(Message)
 _META_TIME = Meta.__struct_fields__.index("timestamp")
 _MESSAGE_TIME = Message.__struct_fields__.index("timestamp")
 
@@ -400,13 +405,13 @@ _MESSAGE_TIME = Message.__struct_fields__.index("timestamp")
 def _wire_meta(meta: Meta) -> Any:
     values = list(msgspec.structs.astuple(meta))
     values[_META_TIME] = format_rfc3339(meta.timestamp)
-    return _WireMeta(*values)
+    return _wire_type(Meta)(*values)
 
 
 def _wire_message(message: Message) -> Any:
     values = list(msgspec.structs.astuple(message))
     values[_MESSAGE_TIME] = format_rfc3339(message.timestamp)
-    return _WireMessage(*values)
+    return _wire_type(Message)(*values)
 
 
 def to_json(transcript: Transcript, *, indent: int = 0) -> str:
@@ -514,7 +519,7 @@ def from_json(text: str | bytes) -> Transcript:
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     try:
         if _overprecise().search(raw) is None:
-            return _transcript_decoder.decode(raw)
+            return _transcript_decoder().decode(raw)
         return msgspec.convert(_truncate_times(msgspec.json.decode(raw)), Transcript)
     except msgspec.ValidationError as exc:
         raise Malformed("common", str(exc)) from None
