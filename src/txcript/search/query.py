@@ -9,7 +9,10 @@ limit makes the lower ones unnecessary:
 
 1. lines holding the whole pattern literally (they carry the literal bonus);
 2. lines holding every positive atom contiguously (each atom scores its maximum);
-3. every other line (a scan, needed only when the first tiers found fewer sessions than asked).
+3. every other line (a scan, needed only when the first tiers found fewer sessions than asked;
+   a line must still hold each exact, prefix or suffix atom literally, so with such an atom
+   only the sessions the trigram index names for it are scanned, and tier 2, whose lines are
+   then cheap to find, scores its candidates in full so the scan does not decode them again).
 
 Every line of tier 1 scores the same (the bonus plus every atom's maximum), and so does every
 line of tier 2, and that score is the best any line can reach at that tier. So within those
@@ -242,6 +245,12 @@ def search(
         tiers.append(([literal], LITERAL_BONUS + uniform))
     needles = pattern.literal_needles()
     narrowed = all(len(n) >= _MIN_NEEDLE for n in needles)
+    # Atoms every matching line holds literally: they narrow the scan for gapped matches.
+    anchors = [n for n in pattern.anchored_needles() if len(n) >= _MIN_NEEDLE]
+    #: Parts the last tier scored in full (doc → parts), and the best score below the tier's
+    #: they hold: the scan does not decode them again.
+    scored_parts: dict[int, tuple[int, ...]] = {}
+    below: dict[int, int] = {}
     if needles and (narrowed or not pattern.case_sensitive):
         # (A case-sensitive tier 2 scores every candidate in full: unnarrowed, that is the scan.)
         tiers.append((needles, None if pattern.case_sensitive else uniform))
@@ -265,30 +274,46 @@ def search(
             run = visit[start : start + _RUN]
             index.prefetch(run, lines.parts)
             for doc in run:
-                reached = lines.reaching(
-                    doc, found[doc], needles_of_tier, tier_score, hits_per_session
-                )
-                if reached:
+                if anchors and needles_of_tier is needles:
+                    # Finding a part's lines is cheap with an anchor: score them all, so a
+                    # scan that follows need not decode the part again.
+                    scored = lines.scored(doc, found[doc], None)
+                    scored_parts[doc] = found[doc]
+                    top = scored_best(scored) if scored else -1
+                    if top < tier_score:
+                        if scored:
+                            below[doc] = top
+                        continue
+                    best[doc] = top
+                    settled[doc] = _top(scored, hits_per_session)[1]
+                else:
+                    reached = lines.reaching(
+                        doc, found[doc], needles_of_tier, tier_score, hits_per_session
+                    )
+                    if not reached:
+                        continue
                     best[doc] = tier_score
                     settled[doc] = tuple(hit for _, _, hit in reached[:hits_per_session])
-                    if len(best) >= limit:
-                        break
+                if len(best) >= limit:
+                    break
             if len(best) >= limit:
                 break
         index.forget_fetched()
     if len(best) < limit:
         # The scan that finds gapped fuzzy matches: a line must still hold every anchored
         # atom literally, so only the parts the trigram index names for those are scanned.
-        anchors = [n for n in pattern.anchored_needles() if len(n) >= _MIN_NEEDLE]
         held = index.candidates(anchors, lines.parts) if anchors else None
         scan = [doc for doc in newest if doc not in best and (held is None or doc in held)]
         for start in range(0, len(scan), _RUN):
             run = scan[start : start + _RUN]
             index.prefetch(run, lines.parts)
             for doc in run:
-                scored = lines.scored(doc, lines.parts if held is None else held[doc], None)
-                if scored:
-                    best[doc] = scored_best(scored)
+                done = scored_parts.get(doc, ())
+                rest = [p for p in (lines.parts if held is None else held[doc]) if p not in done]
+                scored = lines.scored(doc, rest, None) if rest else []
+                top = max(scored_best(scored) if scored else -1, below.get(doc, -1))
+                if top >= 0:
+                    best[doc] = top
             index.forget_fetched()
     chosen = sorted(best, key=lambda d: (-best[d], rank[d]))[:limit]
     matches = []
