@@ -6,8 +6,8 @@ measured in this run (median of ``--repeat``; the machine is shared, so the rati
 counts):
 
 * **Cursor desktop, the 3,000-session / 2 GiB store** (read-only): ``list --json`` cold (an
-  empty cache dir each run) and warm, and the human ``list``, against the bare header query
-  (``composerHeaders`` rows of sessions owning a bubble). Target: warm ``list --json`` ≤ 2.0×.
+  empty cache dir each run) and warm, and the human ``list`` (plain, and ``--color always``),
+  against the bare header query (``composerHeaders`` rows of sessions owning a bubble). Target: warm ``list --json`` ≤ 2.0×.
 * **Cursor desktop, 10,000 sessions vs 100 sessions**: ``export ID --format common`` of a small
   session by id (cold cache) on each store. Target: the 10k figure within 10 % of the 100 one.
   ``list --json`` cold/warm on the 10k store is reported too.
@@ -177,13 +177,16 @@ def bench_cursor_list(
         figures["txcript_startup"] = figure(median(txcript("--version"), env, repeat))
         listing = txcript("list", "--from", "cursor_desktop", "--json")
         human = txcript("list", "--from", "cursor_desktop")
+        coloured = txcript("list", "--from", "cursor_desktop", "--color", "always")
         figures["list_json_cold"] = figure(median(listing, env, repeat, fresh_cache=True))
         figures["list_human_cold"] = figure(median(human, env, repeat, fresh_cache=True))
         run_child(listing, env, stdout="discard")  # fill the cache
         run_child(human, env, stdout="discard")
         figures["list_json_warm"] = figure(median(listing, env, repeat))
         figures["list_human_warm"] = figure(median(human, env, repeat))
+        figures["list_colour_warm"] = figure(median(coloured, env, repeat))
     names = ["list_json_cold", "list_json_warm", "list_human_cold", "list_human_warm"]
+    names.append("list_colour_warm")
     if written is not None:
         # The app running: it writes app state between two listings, so the whole listing
         # kept under the database's change token is stale and each session's cached fields
