@@ -7,7 +7,8 @@ counts):
 
 * **Cursor desktop, the 3,000-session / 2 GiB store** (read-only): ``list --json`` cold (an
   empty cache dir each run) and warm, and the human ``list`` (plain, and ``--color always``),
-  against the bare header query (``composerHeaders`` rows of sessions owning a bubble). Target: warm ``list --json`` ≤ 2.0×.
+  against the bare header query (``composerHeaders`` rows of sessions owning a bubble).
+  Target: warm ``list --json`` ≤ 2.0×.
 * **Cursor desktop, 10,000 sessions vs 100 sessions**: ``export ID --format common`` of a small
   session by id (cold cache) on each store. Target: the 10k figure within 10 % of the 100 one.
   ``list --json`` cold/warm on the 10k store is reported too.
