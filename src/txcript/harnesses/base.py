@@ -103,27 +103,23 @@ class Store(Protocol[NativeT]):
     def location(self, reference: str) -> str: ...
 
 
-def change_token(store: object) -> str:
-    """``store.change_token()`` for a store that has one (optional): a token that moves
-    whenever any of its sessions may have changed, so fingerprints taken under a token still
-    hold while ``change_token`` returns it. ``""`` means unknown: ask for fingerprints."""
-    method = getattr(store, "change_token", None)
-    if method is None:
-        return ""
-    try:
-        token = method()
-    except Exception:  # a token is only a shortcut
-        return ""
-    return token if isinstance(token, str) else ""
-
-
 def root_change_token(harness: Harness[Any], root: Path) -> str:
-    """``harness.change_token(root)``, ``""`` when it fails (a token is only a shortcut)."""
+    """``harness.change_token(root)``: a token that moves whenever any session of the store
+    rooted at ``root`` may have changed, so whatever was taken from it under a token still
+    holds while the token stands; ``""`` when the store has none, or it fails (a token is only
+    a shortcut)."""
     try:
         token = harness.change_token(root)
     except Exception:
         return ""
     return token if isinstance(token, str) else ""
+
+
+def root_token(harness: Harness[Any], root: Path) -> tuple[str, str] | None:
+    """The store's root and :func:`root_change_token`, as caches record them (None when the
+    store has no token now)."""
+    token = root_change_token(harness, root)
+    return (str(root), token) if token else None
 
 
 class LooksUp(Protocol):
@@ -257,7 +253,7 @@ class Harness(ABC, Generic[NativeT]):
         return None
 
     def change_token(self, root: Path) -> str:
-        """The change token of the store rooted at ``root`` (see :func:`change_token`), taken
+        """The change token of the store rooted at ``root`` (see :func:`root_change_token`), taken
         without opening the store, so a listing kept under it is used without even importing
         the store's code; ``""`` when the store has none."""
         return ""

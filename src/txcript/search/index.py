@@ -48,7 +48,7 @@ import zstandard
 
 from txcript import harnesses
 from txcript.diagnostics import warn
-from txcript.harnesses.base import Discovered, change_token
+from txcript.harnesses.base import Discovered, root_token
 from txcript.search.lines import Line, extract
 from txcript.search.parts import ORIGIN_CODE, Packed, Part, StoredLine, pack, trigram_text
 from txcript.shared.cache import (
@@ -113,7 +113,7 @@ Todo = tuple[Discovered, str, int]
 #: A session to store: as :data:`Todo`, and its packed said and output parts.
 Packing = tuple[Discovered, str, int, "Packed | None", "Packed | None"]
 Progress = Callable[[int, int, int], None]
-#: A store's root and change token, as :func:`store_token` gives them.
+#: A store's root and change token, as :func:`~txcript.harnesses.base.root_token` gives them.
 Token = tuple[str, str]
 
 _encode_listing = msgspec.json.Encoder().encode
@@ -127,12 +127,6 @@ def micros(moment: datetime) -> int:
     """``moment`` (UTC) as whole microseconds since 1970: how the index orders and filters
     sessions by start time, exactly as comparing the datetimes would."""
     return (moment - _EPOCH) // _MICROSECOND
-
-
-def store_token(store: object) -> Token | None:
-    """The store's root and change token (None when it has no token now)."""
-    token = change_token(store)
-    return (str(getattr(store, "root", "")), token) if token else None
 
 
 def session_key(session: Discovered) -> Key:
@@ -424,11 +418,14 @@ class Index:
         out: dict[Key, str] = {}
         tokens: dict[str, Token] = {}
         for harness_id, group in by_harness.items():
-            store = harnesses.get(harness_id).store()
+            harness = harnesses.get(harness_id)
+            store = harness.store()
             if store is None:
                 continue
             # A token taken before discovery is older than anything read since: safe to use.
-            token = listed.get(harness_id) or store_token(store)
+            token = listed.get(harness_id)
+            if token is None and (root := harness.default_root()) is not None:
+                token = root_token(harness, root)
             if token is not None:
                 tokens[harness_id] = token
             recorded = self.recorded(harness_id)

@@ -26,7 +26,7 @@ def refresh(
     the ids of the harnesses whose sessions it now holds as they are. A store that cannot be
     read is an error when named, else skipped with a warning (its sessions stay in the index,
     unused this time)."""
-    from txcript.harnesses.base import lists_by_file, root_change_token
+    from txcript.harnesses.base import lists_by_file, root_token
     from txcript.sessions import chosen_harnesses, existing_root, guarded, store_listing
 
     explicit = bool(harness_names)
@@ -37,8 +37,7 @@ def refresh(
             index.forget(harness.id)
             continue
         # (Taken before anything is read, and without importing the store's code.)
-        changed_at = root_change_token(harness, root)
-        token = (str(root), changed_at) if changed_at else None
+        token = root_token(harness, root)
         if token is not None and index.recorded(harness.id) == (token, True):
             current.append(harness.id)
             continue

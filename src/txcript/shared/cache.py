@@ -16,8 +16,9 @@ lines on it; the metadata cache (:class:`MetadataCache`) keys a session's listin
 part of it the listing depends on: the same ``"<mtime ns>:<size>"`` for a file store, and for
 Cursor desktop the composerData cell's identity (rowid, the header's ``lastUpdatedAt``, byte
 length) rather than its bubbles, which a listing never reads. A store with a *change token*
-(``Store.change_token``: one value that moves whenever any of its sessions may have changed) also
-has its whole listing kept under that token, so an untouched store is listed without being read.
+(``Harness.change_token(root)``: one value that moves whenever any of its sessions may have
+changed) also has its whole listing kept under that token, so an untouched store is listed
+without being read.
 """
 
 from __future__ import annotations

@@ -48,7 +48,6 @@ from txcript.harnesses.cursor_desktop.locations import (
     DEFAULT_BUSY_TIMEOUT,
     ENV_OVERRIDE,
     busy_timeout_setting,
-    change_token,
     database_path,
     default_root,
     root_for,
@@ -184,12 +183,6 @@ class CursorDesktopStore:
             return _load(conn, schema, reference)
 
         return database.read(path, info, work, busy_timeout=self.busy_timeout)
-
-    def change_token(self) -> str:
-        """Moves whenever the database may have been written (``stat`` of it and its WAL and
-        journal; see :func:`txcript.shared.sqlite.change_token`): while it stands, every
-        fingerprint stands, and asking for them (a scan of every bubble key) can be skipped."""
-        return change_token(self.root)
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         """A change token per reference; ``""`` when unknown (treat as changed). Never raises.
