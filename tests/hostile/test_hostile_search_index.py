@@ -30,7 +30,7 @@ from searchfixtures import save_claude, stores_under, transcript
 
 from conftest import CliResult, RunCli
 from txcript.harnesses.base import Discovered
-from txcript.search import fallback_index, find, indexed_sessions, open_index
+from txcript.search import find, indexed_sessions, open_index, with_fallback
 from txcript.search.index import FORMAT as index_format
 from txcript.search.index import indexed_ids
 
@@ -173,11 +173,8 @@ def _picker_listing() -> list[Discovered]:
     """What the picker lists, degrading as :func:`txcript.cli.picker.run_picker` does."""
     index = open_index()
     try:
-        try:
-            return indexed_sessions(index)
-        except sqlite3.DatabaseError as exc:
-            index = fallback_index(index, exc)
-            return indexed_sessions(index)
+        listed, index = with_fallback(index, indexed_sessions)
+        return listed
     finally:
         index.close()
 

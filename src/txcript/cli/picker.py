@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 from datetime import datetime
 from typing import Any
 
@@ -186,18 +185,14 @@ def run_picker(
 ) -> None:
     """Index, pick, then continue the pick exactly as ``txcript continue`` would."""
     from txcript.cli.writing import continue_command
-    from txcript.search import fallback_index, indexed_sessions, open_index
+    from txcript.search import indexed_sessions, open_index, with_fallback
 
     index = open_index()
     try:
-        for attempt in range(3):
-            try:
-                chosen = indexed_sessions(index, harness_names, cwd=cwd, since=since, until=until)
-                break
-            except sqlite3.DatabaseError as exc:
-                if not index.persistent or attempt == 2:
-                    raise
-                index = fallback_index(index, exc, rebuild=attempt == 0)
+        chosen, index = with_fallback(
+            index,
+            lambda held: indexed_sessions(held, harness_names, cwd=cwd, since=since, until=until),
+        )
         picked = pick(chosen, index, origins)
     finally:
         index.close()

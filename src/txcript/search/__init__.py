@@ -8,7 +8,6 @@ runs the pattern.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -18,8 +17,8 @@ from txcript.search.index import (
     Progress,
     Ranked,
     UpdateStats,
-    fallback_index,
     open_index,
+    with_fallback,
 )
 from txcript.search.lines import DEFAULT_ORIGINS, ORIGINS, Line, extract
 from txcript.search.pattern import Pattern
@@ -37,12 +36,12 @@ __all__ = [
     "SessionMatch",
     "UpdateStats",
     "extract",
-    "fallback_index",
     "find",
     "indexed_sessions",
     "open_index",
     "refresh",
     "search",
+    "with_fallback",
 ]
 
 
@@ -88,8 +87,6 @@ def find(
     index: Index | None = None,
 ) -> list[SessionMatch]:
     """Sessions matching ``pattern`` (every session, newest first, when it is empty)."""
-    own = index is None
-    index = open_index() if index is None else index
 
     def run(index: Index) -> list[SessionMatch]:
         chosen = _ranked(index, harness_names, cwd, since, until, progress)
@@ -97,16 +94,12 @@ def find(
             index, chosen, pattern, origins=origins, limit=limit, hits_per_session=hits_per_session
         )
 
-    try:
-        for attempt in range(2):
-            try:
-                return run(index)
-            except sqlite3.DatabaseError as exc:
-                if not (own and index.persistent):
-                    raise
-                # (The new file a damaged one is replaced by gets one try: then memory.)
-                index = fallback_index(index, exc, rebuild=attempt == 0)
+    if index is not None:  # the caller's index: its failures are the caller's
         return run(index)
+    opened = open_index()
+    try:
+        matches, used = with_fallback(opened, run)
     finally:
-        if own:
-            index.close()
+        opened.close()
+    used.close()
+    return matches

@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
+from typing import TypeVar
 
 import msgspec
 import zstandard
@@ -119,6 +120,7 @@ Token = tuple[str, str]
 _encode_listing = msgspec.json.Encoder().encode
 _decode_listing = msgspec.json.Decoder(Discovered).decode
 _UNFETCHED, _NO_BODY = object(), object()
+T = TypeVar("T")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -882,3 +884,21 @@ def fallback_index(index: Index, exc: sqlite3.DatabaseError, *, rebuild: bool = 
         return Index(*rebuilt_cache("search", FORMAT, SCHEMA, exc))
     cache_failed("search", exc)
     return Index(memory_cache(FORMAT, SCHEMA), False)
+
+
+def with_fallback(index: Index, work: Callable[[Index], T]) -> tuple[T, Index]:
+    """``work(index)``, and the index it ran on. After a DatabaseError from a persistent
+    index, ``work`` runs again on what :func:`fallback_index` gives: a new file in place of a
+    damaged one (once), then memory. The caller closes the index it passed and the one
+    returned; an index opened here that fails too is closed here."""
+    current, rebuild = index, True
+    while True:
+        try:
+            return work(current), current
+        except sqlite3.DatabaseError as exc:
+            if not current.persistent:
+                if current is not index:
+                    current.close()
+                raise
+            current = fallback_index(current, exc, rebuild=rebuild)
+            rebuild = False
