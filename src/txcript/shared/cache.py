@@ -114,8 +114,8 @@ def _opened(path: Path, format_version: str, schema: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT, isolation_level=None)
     try:
         # Only the header and schema are checked here (a full check reads the whole file,
-        # which costs more than a warm query): a user of a cache treats a DatabaseError met
-        # later as damage, through :func:`cache_failed`, and marks the file for rebuilding.
+        # which costs more than a warm query): a user of a cache that meets a DatabaseError
+        # later replaces a damaged file through :func:`rebuilt_cache`.
         _prepare(conn, format_version, schema)
     except BaseException:
         conn.close()
@@ -187,6 +187,8 @@ class MetadataCache:
     def __init__(self, conn: sqlite3.Connection, persistent: bool) -> None:
         self.conn = conn
         self.persistent = persistent
+        #: Whether this run already replaced a damaged file (a new one gets one try).
+        self._rebuilt = False
 
     def entries(
         self, store: str, references: Sequence[str] | None = None
@@ -263,18 +265,20 @@ class MetadataCache:
             self._fail(exc)
 
     def _fail(self, exc: sqlite3.Error) -> None:
-        """Go on with a new file when this one is damaged (see :func:`rebuilt_cache`), else
-        without a file for the rest of this run; one warning either way."""
+        """Go on with a new file when this one is damaged (see :func:`rebuilt_cache`; once a
+        run, as for the search index), else without a file for the rest of this run, with the
+        warning every cache gives (:func:`cache_failed`)."""
         was_persistent = self.persistent
         with contextlib.suppress(sqlite3.Error):
             self.conn.close()
-        if was_persistent and is_damage(exc):
+        if was_persistent and is_damage(exc) and not self._rebuilt:
+            self._rebuilt = True
             self.conn, self.persistent = rebuilt_cache(
                 "metadata", METADATA_FORMAT, METADATA_SCHEMA, exc
             )
             return
         if was_persistent:
-            warn(f"metadata cache unavailable ({_reason(exc)}); running without it")
+            cache_failed("metadata", exc)
         self.conn = memory_cache(METADATA_FORMAT, METADATA_SCHEMA)
         self.persistent = False
 
