@@ -37,6 +37,26 @@ def _save(harness_id: str, root: Path, item: Any) -> Path:
     return Path(store.save(harness.from_common(item), force=True).reference)
 
 
+def _three_sessions(
+    harness_id: str, root: Path, store_class: Any, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, Path, Path, Counted]:
+    """Two sessions saved, queried (both listed and read), queried again (nothing), then a
+    third saved and queried (only it listed and read): each store's opening steps."""
+    one = _save(harness_id, root, transcript(ONE, [("user", "alpha")], day=0))
+    two = _save(harness_id, root, transcript(TWO, [("user", "beta")], day=1))
+    counted = Counted(monkeypatch, store_class)
+
+    assert _ids() == [TWO, ONE]
+    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
+    assert _ids("beta") == [TWO]
+    assert counted.take() == ([], [])  # nothing changed: nothing listed, nothing read
+
+    three = _save(harness_id, root, transcript(THREE, [("user", "gamma")], day=2))
+    assert _ids("gamma") == [THREE]
+    assert counted.take() == ([THREE], [[str(three)]])
+    return one, two, three, counted
+
+
 # ------------------------------------------------------------------------------------ Codex
 
 
@@ -46,18 +66,7 @@ def test_a_warm_query_lists_and_reads_only_the_codex_rollouts_that_changed(
     from txcript.harnesses.codex.store import CodexStore
 
     root = stores / "codex"
-    one = _save("codex", root, transcript(ONE, [("user", "alpha")], day=0))
-    two = _save("codex", root, transcript(TWO, [("user", "beta")], day=1))
-    counted = Counted(monkeypatch, CodexStore)
-
-    assert _ids() == [TWO, ONE]
-    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
-    assert _ids("beta") == [TWO]
-    assert counted.take() == ([], [])  # nothing changed: nothing listed, nothing read
-
-    three = _save("codex", root, transcript(THREE, [("user", "gamma")], day=2))
-    assert _ids("gamma") == [THREE]
-    assert counted.take() == ([THREE], [[str(three)]])
+    one, _two, _three, counted = _three_sessions("codex", root, CodexStore, monkeypatch)
 
     with one.open("a") as handle:  # an appended message moves size and mtime
         said = [x for x in one.read_text().splitlines() if '"response_item"' in x and "alpha" in x]
@@ -105,18 +114,7 @@ def test_a_warm_query_lists_and_reads_only_the_cursor_cli_chats_that_changed(
 
     chats = stores / "cursor-chats"
     monkeypatch.setenv("CURSOR_CHATS_DIR", str(chats))
-    one = _save("cursor_cli", chats, transcript(ONE, [("user", "alpha")], day=0))
-    two = _save("cursor_cli", chats, transcript(TWO, [("user", "beta")], day=1))
-    counted = Counted(monkeypatch, CursorCliStore)
-
-    assert _ids() == [TWO, ONE]
-    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
-    assert _ids("beta") == [TWO]
-    assert counted.take() == ([], [])
-
-    three = _save("cursor_cli", chats, transcript(THREE, [("user", "gamma")], day=2))
-    assert _ids("gamma") == [THREE]
-    assert counted.take() == ([THREE], [[str(three)]])
+    one, two, _three, counted = _three_sessions("cursor_cli", chats, CursorCliStore, monkeypatch)
 
     # A chat written again (the agent appends to store.db and its WAL) is listed and read again.
     _save("cursor_cli", chats, transcript(ONE, [("user", "alpha"), ("assistant", "delta")]))
@@ -150,18 +148,7 @@ def test_a_warm_query_lists_and_reads_only_the_gemini_chats_that_changed(
 ) -> None:
     from txcript.harnesses.gemini.store import GeminiStore
 
-    one = _save("gemini", gemini, transcript(ONE, [("user", "alpha")], day=0))
-    two = _save("gemini", gemini, transcript(TWO, [("user", "beta")], day=1))
-    counted = Counted(monkeypatch, GeminiStore)
-
-    assert _ids() == [TWO, ONE]
-    assert counted.take() == ([ONE, TWO], [sorted([str(one), str(two)])])
-    assert _ids("beta") == [TWO]
-    assert counted.take() == ([], [])
-
-    three = _save("gemini", gemini, transcript(THREE, [("user", "gamma")], day=2))
-    assert _ids("gamma") == [THREE]
-    assert counted.take() == ([THREE], [[str(three)]])
+    one, _two, _three, counted = _three_sessions("gemini", gemini, GeminiStore, monkeypatch)
 
     again = _save("gemini", gemini, transcript(ONE, [("user", "alpha"), ("assistant", "delta")]))
     assert again == one  # replaced in place
