@@ -534,6 +534,50 @@ def test_the_scan_for_gapped_matches_reads_only_sessions_holding_the_exact_atoms
         index.close()
 
 
+def test_prefix_and_suffix_atoms_read_only_sessions_with_a_line_that_starts_or_ends_so(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`parser config$` matched one of the 5,000 benchmark sessions but read 4,783 (every one
+    saying `config` anywhere: 294 ms). The trigram index now holds each line between line
+    breaks and is asked for `config` before one, so a session whose lines only say it midway
+    is never read; `^ro` is narrowed as a three-character needle, a line break and `ro`."""
+    from txcript.search import index as index_module
+    from txcript.search import search
+
+    root = stores / "claude"
+    texts = {
+        "0a": "rollback: test the parser config",  # starts with ro, ends with config
+        "0b": "the parser test: rollback config now",  # says both midway only: never read
+        "0c": "config the parser test\nrollback",  # its second line starts with ro
+    }
+    for n, (tail, text) in enumerate(texts.items()):
+        save_claude(
+            root, transcript(f"dddddddd-0000-4000-8000-0000000000{tail}", [("user", text)], day=n)
+        )
+    decoded: list[int] = []
+    real_part = index_module.Index.part
+
+    def part(self: index_module.Index, doc: int, which: int) -> object:
+        decoded.append(doc)
+        return real_part(self, doc, which)
+
+    index = open_index()
+    try:
+        sessions = indexed_sessions(index)
+        ids = {doc: key[1][-2:] for key, (doc, _) in index.docs().items()}
+        monkeypatch.setattr(index_module.Index, "part", part)
+        for pattern, found in [
+            ("tstprs config$", ["0a"]),
+            ("^ro tstprs", ["0a"]),
+            ("^ro", ["0c", "0a"]),
+        ]:
+            decoded.clear()
+            assert [m.session.meta_id[-2:] for m in search(index, sessions, pattern)] == found
+            assert "0b" not in {ids[d] for d in decoded}, pattern
+    finally:
+        index.close()
+
+
 def test_a_scan_limit_bounds_short_patterns_to_the_newest_sessions(stores: Path) -> None:
     """The picker's bound: a pattern the trigram index cannot narrow looks only at the newest
     sessions, and ranks exactly within them."""

@@ -25,8 +25,9 @@ share most of their vocabulary and a part is too small to learn it alone.
 
 Sessions are narrowed with FTS5 **trigram** indexes, one per kind of part (a default search
 merges only the said one's doclists), with one row per part (rowid: the doc) over the part's
-distinct folded lines (lower case, diacritics removed). It answers
-substring questions (the literal pattern, each atom as written) without decoding any part;
+distinct folded lines (lower case, diacritics removed), each between line breaks. It answers
+substring questions (the literal pattern, each atom as written, a prefix or suffix atom pinned
+to a line break) without decoding any part;
 exact line scoring (:mod:`.query`) then runs on the candidate parts only. Trigram was chosen
 over unicode61 because the pattern language is substring-based (``'uth`` must find ``oauth``),
 which a token index cannot answer. It keeps no positions (``detail=none``) and no column sizes,
@@ -61,7 +62,7 @@ from txcript.shared.cache import (
 )
 from txcript.shared.gcpause import without_gc
 
-FORMAT = "search-8"
+FORMAT = "search-9"
 SCHEMA = """
 CREATE TABLE doc(
   doc INTEGER PRIMARY KEY,

@@ -27,7 +27,7 @@ from typing import AnyStr
 import msgspec
 
 from txcript.search.lines import ORIGINS, Line
-from txcript.search.pattern import fold_lines
+from txcript.search.pattern import Atom, fold, fold_lines
 
 ORIGIN_CODE = {name: code for code, name in enumerate(ORIGINS)}
 Run = tuple[int, int | None, int, int]
@@ -61,8 +61,22 @@ class Packed(msgspec.Struct, frozen=True, gc=False):
 
 
 def trigram_text(folded_joined: str) -> str:
-    """What the trigram index holds for a part: its distinct folded lines."""
-    return "\n".join(dict.fromkeys(folded_joined.split("\n")))
+    """What the trigram index holds for a part: its distinct folded lines, each between two
+    line breaks, so that a needle can be pinned to a line's start or end (:func:`pinned`)."""
+    return "\n" + "\n".join(dict.fromkeys(folded_joined.split("\n"))) + "\n"
+
+
+def pinned(atom: Atom) -> str:
+    """What the trigram index is asked for to find ``atom``: its folded text, after a line
+    break for a prefix, before one for a suffix, between two for a whole line. (The trigram
+    tokenizer keeps the break, so ``config$`` is narrowed to parts with a line ending in it,
+    not to every part that says ``config``.)"""
+    needle = fold(atom.text)
+    if atom.kind in ("prefix", "line"):
+        needle = "\n" + needle
+    if atom.kind in ("suffix", "line"):
+        needle += "\n"
+    return needle
 
 
 def pack(lines: Sequence[Line]) -> Packed:

@@ -143,11 +143,11 @@ class Pattern:
         """Substrings every matching line contains in folded form (for index narrowing)."""
         return [fold(a.text) for a in self.positive]
 
-    def anchored_needles(self) -> list[str]:
-        """Substrings every matching line holds literally, in folded form, whatever its
-        fuzzy atoms match: those of the exact, prefix, suffix and whole-line atoms. Only ASCII
-        ones: folding them is lower-casing, which the trigram index ignores anyway."""
-        return [fold(a.text) for a in self.positive if a.kind != "fuzzy" and a.text.isascii()]
+    def anchored(self) -> list[Atom]:
+        """The atoms every matching line holds literally, whatever its fuzzy atoms match: the
+        exact, prefix, suffix and whole-line ones. Only ASCII ones: folding them is
+        lower-casing, which the trigram index ignores anyway."""
+        return [a for a in self.positive if a.kind != "fuzzy" and a.text.isascii()]
 
     def match(self, line: str) -> LineMatch | None:
         if not self.atoms:

@@ -37,7 +37,7 @@ import msgspec
 from txcript.harnesses.base import Discovered
 from txcript.search.index import Index, Ranked, parts_for, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
-from txcript.search.parts import ORIGIN_CODE, Part
+from txcript.search.parts import ORIGIN_CODE, Part, pinned
 from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, fold, holds
 
 #: Trigram narrowing needs at least this many characters per needle.
@@ -239,26 +239,29 @@ def search(
     settled: dict[int, tuple[Hit, ...]] = {}
     uniform = min(len(pattern.positive) * ATOM_MAX, LITERAL_BONUS - 1)
     newest = sorted(rank, key=rank.__getitem__)[:scan_limit]
-    tiers: list[tuple[list[str], int | None]] = []
+    #: Per tier: what its lines hold (folded), what the trigram index is asked for, and the
+    #: score every line of the tier reaches (None: not uniform, scored in full).
+    tiers: list[tuple[list[str], list[str], int | None]] = []
     literal = fold(pattern.literal)
     if literal:
-        tiers.append(([literal], LITERAL_BONUS + uniform))
+        tiers.append(([literal], [literal], LITERAL_BONUS + uniform))
     needles = pattern.literal_needles()
-    narrowed = all(len(n) >= _MIN_NEEDLE for n in needles)
+    asked = [pinned(atom) for atom in pattern.positive]
+    narrowed = all(len(n) >= _MIN_NEEDLE for n in asked)
     # Atoms every matching line holds literally: they narrow the scan for gapped matches.
-    anchors = [n for n in pattern.anchored_needles() if len(n) >= _MIN_NEEDLE]
+    anchors = [n for n in map(pinned, pattern.anchored()) if len(n) >= _MIN_NEEDLE]
     #: Parts the last tier scored in full (doc → parts), and the best score below the tier's
     #: they hold: the scan does not decode them again.
     scored_parts: dict[int, tuple[int, ...]] = {}
     below: dict[int, int] = {}
     if needles and (narrowed or not pattern.case_sensitive):
         # (A case-sensitive tier 2 scores every candidate in full: unnarrowed, that is the scan.)
-        tiers.append((needles, None if pattern.case_sensitive else uniform))
-    for needles_of_tier, tier_score in tiers:
+        tiers.append((needles, asked, None if pattern.case_sensitive else uniform))
+    for needles_of_tier, asked_of_tier, tier_score in tiers:
         if len(best) >= limit:
             break
-        if all(len(n) >= _MIN_NEEDLE for n in needles_of_tier):
-            found = index.candidates(needles_of_tier, lines.parts)
+        if all(len(n) >= _MIN_NEEDLE for n in asked_of_tier):
+            found = index.candidates(asked_of_tier, lines.parts)
         else:  # too short for trigrams: a substring test of each part, newest first
             found = dict.fromkeys(newest, lines.parts)
         if tier_score is None:
