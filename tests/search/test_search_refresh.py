@@ -60,6 +60,53 @@ def test_a_warm_query_lists_and_reads_only_the_claude_files_that_changed(
     assert counted.take() == ([], [])  # a gone file is pruned without listing anything
 
 
+def test_a_claude_file_holding_no_session_is_listed_once_until_it_changes(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code leaves files of summaries only (and of file-history snapshots only): they
+    hold no session, so the index held nothing under their fingerprint and listed (read) every
+    one of them again on every query. It now records them as listing nothing, until they change
+    or go."""
+    root = stores / "claude"
+    save_claude(root, transcript(ONE, [("user", "alpha")], day=0))
+    project = next((root / "projects").iterdir())
+    summary, snapshots = project / f"{TWO}.jsonl", project / f"{THREE}.jsonl"
+    line = '{"type":"summary","summary":"Old chat","leafUuid":"' + THREE + '"}\n'
+    summary.write_text(line)
+    snapshots.write_text('{"type":"file-history-snapshot","messageId":"m","snapshot":{}}\n')
+    counted = _counted(monkeypatch)
+
+    def unlisted() -> int:
+        index = open_index()
+        try:
+            return int(index.conn.execute("SELECT count(*) FROM unlisted").fetchone()[0])
+        finally:
+            index.close()
+
+    assert _ids() == [ONE]
+    assert counted.take() == ([ONE], [[ONE, TWO, THREE]])
+    assert _ids() == [ONE]
+    assert counted.take() == ([], [])  # neither file is listed again
+    assert unlisted() == 2
+
+    with summary.open("a") as handle:  # it changes (and still holds no session)
+        handle.write(line.replace("Old", "Older"))
+    assert _ids() == [ONE]
+    assert counted.take() == ([], [[TWO]])
+    assert _ids() == [ONE]
+    assert counted.take() == ([], [])
+
+    snapshots.unlink()
+    assert _ids() == [ONE]
+    assert counted.take() == ([], [])
+    assert unlisted() == 1
+
+    summary.write_text((project / f"{ONE}.jsonl").read_text().replace(ONE, TWO))  # now it does
+    assert sorted(_ids()) == sorted([ONE, TWO])
+    assert counted.take() == ([TWO], [[TWO]])
+    assert unlisted() == 0
+
+
 def test_the_listing_the_index_holds_is_the_one_discovery_gives(stores: Path) -> None:
     root = stores / "claude"
     for n, session in enumerate((ONE, TWO, THREE)):
@@ -94,20 +141,6 @@ def test_since_and_until_hold_to_the_microsecond(stores: Path) -> None:
     assert [m.session.meta_id for m in find("edge", until=BASE)] == [ONE]
     assert find("edge", since=BASE + tick) == []
     assert find("edge", until=BASE - tick) == []
-
-
-def test_a_file_that_holds_no_session_is_listed_each_time_and_never_read(
-    stores: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = stores / "claude"
-    save_claude(root, transcript(ONE, [("user", "alpha")]))
-    bookkeeping = root / "projects" / "-work-acme" / f"{TWO}.jsonl"
-    bookkeeping.write_text('{"type":"summary","summary":"not a session","leafUuid":"x"}\n')
-    counted = _counted(monkeypatch)
-    assert _ids() == [ONE]
-    assert counted.take() == ([ONE], [[ONE, TWO]])
-    assert _ids() == [ONE]
-    assert counted.take() == ([], [[TWO]])  # (not held: asked again, but nothing to read)
 
 
 def test_a_file_that_is_no_session_file_warns_on_every_query(stores: Path) -> None:

@@ -11,7 +11,8 @@ a half-indexed session. A new index format discards the old index.
 Per store it records the change token it was last brought in step under: while the token stands
 nothing in the store was written, and a query uses the sessions as held. A store of files
 (:class:`txcript.harnesses.base.ListsByFile`) is asked instead for every file's fingerprint (one
-stat each), and only changed files are listed and read again.
+stat each), and only changed files are listed and read again; a file that listed no session
+is recorded as such under its fingerprint, so it is not listed again until it changes.
 
 Layout, chosen by measuring on the generated 5,000-session benchmark corpus (see
 ``benchmarks/README.md``): a session's lines are kept as two compressed **parts**, what was
@@ -85,6 +86,12 @@ CREATE TABLE body(
 CREATE TABLE dictionary(
   id INTEGER PRIMARY KEY,
   data BLOB NOT NULL
+);
+CREATE TABLE unlisted(
+  harness TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  PRIMARY KEY(harness, reference)
 );
 CREATE TABLE store(
   harness TEXT PRIMARY KEY,
@@ -220,6 +227,8 @@ class Index:
         #: Sessions held, by harness (key → doc, fingerprint): loaded per harness as needed.
         self._held: dict[str, dict[Key, tuple[int, str]]] = {}
         self._all_held = False
+        #: Files that listed no session, by harness (see :meth:`update_files`).
+        self._unlisted: dict[str, dict[str, str]] = {}
         self._dictionary: zstandard.ZstdCompressionDict | None = None
         self._dictionary_read = False
         self._compressor: zstandard.ZstdCompressor | None = None
@@ -316,7 +325,7 @@ class Index:
         """The files of ``fingerprints`` (a :class:`~txcript.harnesses.base.ListsByFile`
         store's, reference → fingerprint now) to list again: those whose sessions the index
         does not hold under that fingerprint."""
-        held: dict[str, str] = {}
+        held = dict(self._unlisted_of(harness))
         for (_, _, reference), (_, fingerprint) in self._docs_of(harness).items():
             # (A file holding several sessions is as changed as its least current one.)
             held[reference] = fingerprint if held.get(reference, fingerprint) == fingerprint else ""
@@ -333,11 +342,17 @@ class Index:
         changed: Iterable[str],
         listed: Sequence[Discovered],
         progress: Progress | None = None,
+        vouched: bool = True,
     ) -> UpdateStats:
         """Bring the harness's sessions in step with its files: ``fingerprints`` is every file
         now (reference → fingerprint), ``changed`` the files :meth:`changed_files` named and
         ``listed`` their sessions, as the store lists them. Sessions of files that are gone, or
-        changed and no longer list them, are pruned; the others are left as they are."""
+        changed and no longer list them, are pruned; the others are left as they are.
+
+        A changed file that lists no session (a Claude Code file of summaries only, a Gemini
+        copy that loses to another) is recorded as such under its fingerprint, so it is not
+        listed again until it changes; unless the listing warned (``vouched`` false), when the
+        warning must come again next time."""
         stats = UpdateStats()
         again = set(changed)
         wanted = {session_key(session) for session in listed}
@@ -350,6 +365,17 @@ class Index:
         if stale:
             self._write(lambda: self._prune(stale))
             stats.pruned = len(stale)
+        listing = {session.reference for session in listed}
+        unlisted = {
+            reference: fingerprints[reference]
+            for reference in again
+            if vouched and reference not in listing and fingerprints.get(reference)
+        }
+        held = self._unlisted_of(harness)
+        if unlisted != {r: fp for r, fp in held.items() if r in again} or any(
+            r not in fingerprints for r in held
+        ):
+            self._write(lambda: self._hold_unlisted(harness, fingerprints, again, unlisted))
         # (A file store lists equal start times by reference: ``seq`` 0 lets that decide.)
         todo = [(session, fingerprints.get(session.reference, ""), 0) for session in listed]
         self._index(todo, stats, progress)
@@ -473,6 +499,8 @@ class Index:
         if self.conn.execute("SELECT 1 FROM doc WHERE harness = ? LIMIT 1", (harness,)).fetchone():
             self._write(lambda: self._prune(list(self._docs_of(harness))))
         self.conn.execute("DELETE FROM store WHERE harness = ?", (harness,))
+        self.conn.execute("DELETE FROM unlisted WHERE harness = ?", (harness,))
+        self._unlisted.pop(harness, None)
 
     # -- the sessions it holds ----------------------------------------------------------------
     def ranked(
@@ -569,7 +597,7 @@ class Index:
             work()
         except BaseException:
             self.conn.execute("ROLLBACK")
-            self._held, self._all_held = {}, False
+            self._held, self._all_held, self._unlisted = {}, False, {}
             self._dictionary, self._dictionary_read, self._compressor = None, False, None
             raise
         self.conn.execute("COMMIT")
@@ -585,6 +613,38 @@ class Index:
                     (doc, trigram_text(held.folded_joined)),
                 )
         self.conn.execute("DELETE FROM body WHERE doc = ?", (doc,))
+
+    def _unlisted_of(self, harness: str) -> dict[str, str]:
+        """The files of ``harness`` that listed no session: reference → fingerprint then."""
+        held = self._unlisted.get(harness)
+        if held is None:
+            held = self._unlisted[harness] = dict(
+                self.conn.execute(
+                    "SELECT reference, fingerprint FROM unlisted WHERE harness = ?", (harness,)
+                ).fetchall()
+            )
+        return held
+
+    def _hold_unlisted(
+        self,
+        harness: str,
+        fingerprints: Mapping[str, str],
+        changed: set[str],
+        unlisted: Mapping[str, str],
+    ) -> None:
+        held = self._unlisted_of(harness)
+        dropped = [r for r in held if r not in fingerprints or (r in changed and r not in unlisted)]
+        self.conn.executemany(
+            "DELETE FROM unlisted WHERE harness = ? AND reference = ?",
+            [(harness, reference) for reference in dropped],
+        )
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO unlisted(harness, reference, fingerprint) VALUES (?, ?, ?)",
+            [(harness, *item) for item in unlisted.items()],
+        )
+        for reference in dropped:
+            del held[reference]
+        held.update(unlisted)
 
     def _prune(self, keys: Iterable[Key]) -> None:
         for key in keys:

@@ -47,14 +47,19 @@ def refresh(
             if files is None:
                 continue
             changed = index.changed_files(harness.id, files)
-            found = (
-                guarded(harness, partial(by_file.discover_references, changed), explicit=explicit)
-                if changed
-                else []
-            )
+            with noticed() as said:
+                found = (
+                    guarded(
+                        harness, partial(by_file.discover_references, changed), explicit=explicit
+                    )
+                    if changed
+                    else []
+                )
             if found is None:
                 continue
-            index.update_files(harness.id, files, changed, found, progress=progress)
+            index.update_files(
+                harness.id, files, changed, found, progress=progress, vouched=not said
+            )
             current.append(harness.id)
             continue
         with noticed() as said:

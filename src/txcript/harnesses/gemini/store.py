@@ -25,8 +25,8 @@ fingerprint is its ``"<mtime ns>:<size>"`` and its project's part (a digest of t
 root, else the registry's key), joined with a digest of the same for every chat that may hold
 the same session: main chats whose name carries the same first 8 characters of an id (the same
 assumption :meth:`GeminiStore.lookup` makes), sub-agent chats of the same parent, and main chats
-named otherwise (they may hold any main chat's session). A copy that loses to another is never
-listed, so it is listed again on every query (and read), as discovery reads it.
+named otherwise (they may hold any main chat's session). A copy that loses to another lists
+nothing; the search index records that under its fingerprint, which moves with its rivals'.
 
 **Saving** is all or nothing and never replaces a chat without ``force``: the project is
 registered first (``projects.json`` entry and ``.project_root`` marker, only when missing; a
