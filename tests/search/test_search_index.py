@@ -129,6 +129,23 @@ def test_a_new_index_format_discards_the_old_index(
     assert len(_update()) == 1  # rebuilt from scratch
 
 
+def test_an_index_laid_out_by_another_schema_is_discarded_without_a_new_format(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The format stamp carries a checksum of the schema: an index written by a build whose
+    schema differed under the same version (the ``unlisted`` table came after ``search-9``
+    first landed) is built again, not used and failed on."""
+    save_claude(
+        stores / "claude", transcript("55555555-5555-4555-8555-555555555555", [("user", "x")])
+    )
+    assert len(_update()) == 1
+    assert len(_update()) == 0
+    from txcript.search import index as index_module
+
+    monkeypatch.setattr(index_module, "SCHEMA", index_module.SCHEMA + ";\nCREATE TABLE extra(x)")
+    assert len(_update()) == 1  # rebuilt from scratch
+
+
 def test_ranking_literal_first_then_newest_then_hits_in_transcript_order(stores: Path) -> None:
     root = stores / "claude"
     save_claude(

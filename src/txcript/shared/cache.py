@@ -3,9 +3,10 @@
 A cache is only ever a faster way to get what the stores hold, so every failure degrades instead
 of failing the command: a cache that cannot be opened, is locked past a short timeout, or sits in
 a read-only directory is replaced by an in-memory database for this run, with one warning. A
-damaged one (not a database, or malformed) is deleted and built again, also with one warning:
-left in place, it would cost every later run a build in memory. Each cache records the
-``format`` it was written in; a different format (a new txcript with a new layout) discards its
+damaged one (not a database, malformed, or missing a table or column of its schema) is deleted
+and built again, also with one warning: left in place, it would cost every later run a build in
+memory. Each cache records the ``format`` it was written in (a version and a checksum of its
+schema, :func:`format_stamp`); a different one (a new txcript with a new layout) discards its
 contents. Files are WAL with ``synchronous=NORMAL``: one writer, any number of readers, and an
 interrupted writer loses at most its open transaction.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -40,12 +42,20 @@ def cache_path(name: str) -> Path:
     return cache_dir() / f"{name}.sqlite3"
 
 
+def format_stamp(format_version: str, schema: str) -> str:
+    """What a cache records as its format: the version and a checksum of the schema, so a
+    file laid out by any other schema (a build between two versions, a table added without a
+    new version) is discarded rather than failing every run with "no such table"."""
+    return f"{format_version}/{zlib.crc32(schema.encode()):08x}"
+
+
 def _prepare(conn: sqlite3.Connection, format_version: str, schema: str) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("CREATE TABLE IF NOT EXISTS cache_meta(key TEXT PRIMARY KEY, value TEXT)")
     row = conn.execute("SELECT value FROM cache_meta WHERE key = 'format'").fetchone()
-    if row is None or row[0] != format_version:
+    stamp = format_stamp(format_version, schema)
+    if row is None or row[0] != stamp:
         # Virtual tables first: dropping one drops its shadow tables with it.
         tables = [
             name
@@ -61,9 +71,7 @@ def _prepare(conn: sqlite3.Connection, format_version: str, schema: str) -> None
         for statement in schema.split(";\n"):
             if statement.strip():
                 conn.execute(statement)
-        conn.execute(
-            "INSERT OR REPLACE INTO cache_meta(key, value) VALUES ('format', ?)", (format_version,)
-        )
+        conn.execute("INSERT OR REPLACE INTO cache_meta(key, value) VALUES ('format', ?)", (stamp,))
         conn.execute("COMMIT")
 
 
@@ -86,9 +94,12 @@ def open_cache(name: str, format_version: str, schema: str) -> tuple[sqlite3.Con
 
 
 def is_damage(exc: sqlite3.Error) -> bool:
-    """Whether ``exc`` says the file itself is bad (not a database, malformed pages), not that
-    it is locked, busy, read-only or on a full disk (OperationalError: the file may be sound)."""
-    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+    """Whether ``exc`` says the file itself is bad (not a database, malformed pages, a table
+    or column of its schema missing), not that it is locked, busy, read-only or on a full disk
+    (other OperationalErrors: the file may be sound)."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return str(exc).startswith(("no such table", "no such column"))
+    return isinstance(exc, sqlite3.DatabaseError)
 
 
 def rebuilt_cache(
