@@ -184,6 +184,8 @@ def test_a_warm_query_over_a_changed_claude_session_defines_no_dataclass(
     assert [hit["id"] for hit in json.loads(warm.stdout)] == [fx.SID]  # the changed one, re-read
     assert "txcript.harnesses.claude_code.reader" in warm.modules
     assert "dataclasses" not in warm.modules
+    # Nor does it start the worker thread that compresses a large update's tool output.
+    assert "concurrent.futures" not in warm.modules
     # Nor does it compile the patterns kept for other paths (terminal output, id checks, …).
     assert warm.compiled == []
 

@@ -7,6 +7,7 @@ import sqlite3
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from searchfixtures import save_claude, stores_under, transcript
@@ -183,19 +184,68 @@ def test_filters_hide_sessions_but_do_not_prune_them(stores: Path) -> None:
         index.close()
 
 
+def _with_tool_output(session_id: str, output: str, day: int = 0) -> Any:
+    from txcript import model as m
+
+    item = transcript(session_id, [("user", "run it")], day=day)
+    call = m.Message(
+        role="assistant",
+        content=(m.ToolUse(id="c1", tool=m.Bash(command="make")),),
+        timestamp=item.meta.timestamp,
+    )
+    result = m.Message(
+        role="user",
+        content=(m.ToolResult(tool_use_id="c1", content=output),),
+        timestamp=item.meta.timestamp,
+    )
+    return m.Transcript(meta=item.meta, messages=(*item.messages, call, result))
+
+
+def test_tool_output_compressed_on_the_worker_thread_is_what_inline_compression_stores(
+    tmp_path: Path, stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large update compresses tool output on a worker thread while it reads on (bz2 took a
+    quarter of a first build): every part lands in its own session's row, byte for byte what
+    compressing it in line stores, and is found again."""
+    from txcript.search import index as index_module
+    from txcript.search.lines import ORIGINS
+
+    for n in range(40):
+        output = f"run {n}: ECONNRESET " + "x" * (n * 97 % 3000)
+        save_claude(
+            stores / "claude", _with_tool_output(f"cccccccc-0000-4000-8000-{n:012d}", output)
+        )
+    bodies = []
+    for threshold in (1, 10**9):  # the worker for every update, then never
+        monkeypatch.setattr(index_module, "_WORKER_SESSIONS", threshold)
+        monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / f"cache-{threshold}"))
+        assert len(_update()) == 40
+        found = find("ECONNRESET", origins=frozenset(ORIGINS), limit=100)
+        assert len(found) == 40 and {m.hits[0].origin for m in found} == {"tool_result"}
+        conn = sqlite3.connect(tmp_path / f"cache-{threshold}" / "search.sqlite3")
+        bodies.append(
+            dict(conn.execute("SELECT id, output FROM doc JOIN body USING (doc)").fetchall())
+        )
+        conn.close()
+    assert bodies[0] == bodies[1] and all(bodies[0].values())
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["in line", "on the worker thread"])
 def test_an_interrupted_first_build_keeps_what_it_finished(
-    stores: Path, monkeypatch: pytest.MonkeyPatch
+    stores: Path, monkeypatch: pytest.MonkeyPatch, worker: bool
 ) -> None:
     """ctrl-c during a first build over a large store: the finished batches stay, the index
-    opens afterwards, and the next update reads only what the interrupted one had not stored."""
+    opens afterwards, and the next update reads only what the interrupted one had not stored.
+    The worker thread compressing tool output is gone once the interrupt is raised."""
+    import threading
+
     from txcript.search import index as index_module
 
     root = stores / "claude"
     for n in range(6):
-        save_claude(
-            root, transcript(f"bbbbbbbb-0000-4000-8000-00000000000{n}", [("user", f"s{n}")])
-        )
+        save_claude(root, _with_tool_output(f"bbbbbbbb-0000-4000-8000-00000000000{n}", f"s{n}"))
     monkeypatch.setattr(index_module, "_BATCH_SESSIONS", 2)
+    monkeypatch.setattr(index_module, "_WORKER_SESSIONS", 1 if worker else 10**9)
     real = index_module._read_lines
     calls = {"n": 0}
 
@@ -210,6 +260,7 @@ def test_an_interrupted_first_build_keeps_what_it_finished(
     with pytest.raises(KeyboardInterrupt):
         index.update(discover())
     index.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("txcript-index")]
     monkeypatch.setattr(index_module, "_read_lines", real)
     assert len(_update()) == 2  # four were committed in two batches before the interrupt
 

@@ -18,11 +18,12 @@ Layout, chosen by measuring on the generated 5,000-session benchmark corpus (see
 ``benchmarks/README.md``): a session's lines are kept as two compressed **parts**, what was
 *said* (every origin but ``tool_result``: searched by default, so it must decode fast) and tool
 *output* (about three quarters of all text and searched only when asked: bz2, about 0.17 of its
-size against zlib's 0.28 and zstd's 0.22); :mod:`.parts` describes a part and how a query reads
-it. Said parts are zstd (level 9), which decodes about four times faster than zlib; a large
-first build trains a zstd **dictionary** on its first sessions (kept in the index, found again
-by the id each frame carries), which makes them about 17 % smaller than zlib's, since sessions
-share most of their vocabulary and a part is too small to learn it alone.
+size against zlib's 0.28 and zstd's 0.22; a large update compresses it on a worker thread while
+it reads on); :mod:`.parts` describes a part and how a query reads it. Said parts are zstd
+(level 9), which decodes about four times faster than zlib; a large first build trains a zstd
+**dictionary** on its first sessions (kept in the index, found again by the id each frame
+carries), which makes them about 17 % smaller than zlib's, since sessions share most of their
+vocabulary and a part is too small to learn it alone.
 
 Sessions are narrowed with FTS5 **trigram** indexes, one per kind of part (a default search
 merges only the said one's doclists), with one row per part (rowid: the doc) over the part's
@@ -41,8 +42,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from types import ModuleType
 from typing import TypeVar
 
@@ -119,8 +122,11 @@ Key = tuple[str, str, str]
 #: A session to read and store: the fingerprint to store it under, and where it stands in its
 #: store's listing (see :meth:`Index.ranked`).
 Todo = tuple[Discovered, str, int]
-#: A session to store: as :data:`Todo`, and its packed said and output parts.
-Packing = tuple[Discovered, str, int, "Packed | None", "Packed | None"]
+#: A session to store: as :data:`Todo`, its packed said and output parts, and what gives the
+#: output part compressed (which may be running on the worker thread meanwhile).
+Packing = tuple[
+    Discovered, str, int, "Packed | None", "Packed | None", "Callable[[], bytes] | None"
+]
 Progress = Callable[[int, int, int], None]
 #: A store's root and change token, as :func:`~txcript.harnesses.base.root_token` gives them.
 Token = tuple[str, str]
@@ -179,6 +185,33 @@ def _bz2() -> ModuleType:
     import bz2
 
     return bz2
+
+
+def _compressed_output(data: bytes) -> bytes:
+    return _bz2().compress(data, 9)  # type: ignore[no-any-return]
+
+
+#: An update storing at least this many sessions compresses tool output on a worker thread
+#: (bz2 releases the GIL) while it reads the next sessions: on one core, bz2 took a quarter
+#: of a first build. Smaller updates (a warm query's) never start the thread.
+_WORKER_SESSIONS = 32
+
+
+@contextmanager
+def _output_compression(sessions: int) -> Iterator[Callable[[bytes], Callable[[], bytes]]]:
+    """For an update of ``sessions``: a function that starts compressing an output part and
+    gives what returns the result. Leaving drops what was not started (an interrupted build
+    stores none of it) and waits for what was."""
+    if sessions < _WORKER_SESSIONS:
+        yield lambda data: partial(_compressed_output, data)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="txcript-index")
+    try:
+        yield lambda data: worker.submit(_compressed_output, data).result
+    finally:
+        worker.shutdown(wait=True, cancel_futures=True)
 
 
 def _train(samples: list[bytes]) -> zstandard.ZstdCompressionDict | None:
@@ -396,37 +429,41 @@ class Index:
         # A large build first trains the said parts' dictionary on its first sessions.
         training = len(todo) >= _TRAIN_SESSIONS and self._said_dictionary() is None
         started = time.monotonic()
-        for done, (session, fingerprint, seq) in enumerate(todo, 1):
-            lines = _read_lines(session)
-            if lines is None:
-                stats.skipped += 1
-                unread.add(session.harness)
-                batch.append((session, "", seq, None, None))
-            else:
-                said = [line for line in lines if line.origin != "tool_result"]
-                output = [line for line in lines if line.origin == "tool_result"]
-                batch.append(
-                    (
-                        session,
-                        fingerprint,
-                        seq,
-                        pack(said) if said else None,
-                        pack(output) if output else None,
+        with _output_compression(len(todo)) as compressing:
+            for done, (session, fingerprint, seq) in enumerate(todo, 1):
+                lines = _read_lines(session)
+                if lines is None:
+                    stats.skipped += 1
+                    unread.add(session.harness)
+                    batch.append((session, "", seq, None, None, None))
+                else:
+                    said = [line for line in lines if line.origin != "tool_result"]
+                    tool_output = [line for line in lines if line.origin == "tool_result"]
+                    output = pack(tool_output) if tool_output else None
+                    batch.append(
+                        (
+                            session,
+                            fingerprint,
+                            seq,
+                            pack(said) if said else None,
+                            output,
+                            None if output is None else compressing(output.data),
+                        )
                     )
-                )
-                stats.read += 1
-                stats.read_keys.append(session_key(session))
-            if (
-                len(batch) >= _TRAIN_SESSIONS
-                if training
-                else len(batch) >= _BATCH_SESSIONS or time.monotonic() - started > _BATCH_SECONDS
-            ):
-                self._write(lambda b=batch, t=training: self._store(b, train=t))  # type: ignore[misc]
-                batch, started, training = [], time.monotonic(), False
-            if progress is not None:
-                progress(done, len(todo), stats.reused)
-        if batch:
-            self._write(lambda: self._store(batch, train=training))
+                    stats.read += 1
+                    stats.read_keys.append(session_key(session))
+                if (
+                    len(batch) >= _TRAIN_SESSIONS
+                    if training
+                    else len(batch) >= _BATCH_SESSIONS
+                    or time.monotonic() - started > _BATCH_SECONDS
+                ):
+                    self._write(lambda b=batch, t=training: self._store(b, train=t))  # type: ignore[misc]
+                    batch, started, training = [], time.monotonic(), False
+                if progress is not None:
+                    progress(done, len(todo), stats.reused)
+            if batch:
+                self._write(lambda: self._store(batch, train=training))
         if stats.skipped:
             warn(f"{stats.skipped} session(s) could not be read and are not searchable")
         return unread
@@ -668,7 +705,7 @@ class Index:
 
     def _store(self, batch: list[Packing], *, train: bool = False) -> None:
         if train:
-            trained = _train([said.data for _, _, _, said, _ in batch if said is not None])
+            trained = _train([said.data for _, _, _, said, _, _ in batch if said is not None])
             if trained is not None:
                 self.conn.execute(
                     "INSERT INTO dictionary(id, data) VALUES (?, ?)",
@@ -676,7 +713,7 @@ class Index:
                 )
                 self._dictionary, self._dictionary_read, self._compressor = trained, True, None
         compress = self._said_compressor().compress
-        for session, fingerprint, seq, said, output in batch:
+        for session, fingerprint, seq, said, output, compressed_output in batch:
             key = session_key(session)
             known = self._docs_of(session.harness)
             held = known.get(key)
@@ -713,7 +750,7 @@ class Index:
                 (
                     doc,
                     None if said is None else compress(said.data),
-                    None if output is None else _bz2().compress(output.data, 9),
+                    None if compressed_output is None else compressed_output(),
                 ),
             )
             for part, packed in ((SAID, said), (OUTPUT, output)):
