@@ -558,6 +558,38 @@ def test_a_small_first_build_trains_no_dictionary(stores: Path) -> None:
     assert [m.session.meta_id for m in find("auth bug")] == ["dddddddd-0000-4000-8000-000000000001"]
 
 
+class _Decoding:
+    """One session per text (id tail → its one user line, a day apart), indexed, and which
+    sessions (by id tail) the searches decoded a part of since :meth:`take`."""
+
+    def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch, texts: dict[str, str]):
+        from txcript.search import index as index_module
+
+        for n, (tail, text) in enumerate(texts.items()):
+            session_id = f"ffffffff-0000-4000-8000-0000000000{tail}"
+            save_claude(root, transcript(session_id, [("user", text)], day=n))
+        self.index = open_index()
+        self.sessions = indexed_sessions(self.index)
+        tails = {doc: key[1][-2:] for key, (doc, _) in self.index.docs().items()}
+        self.decoded: set[str] = set()
+        real_part = index_module.Index.part
+
+        def part(index: index_module.Index, doc: int, which: int) -> object:
+            self.decoded.add(tails[doc])
+            return real_part(index, doc, which)
+
+        monkeypatch.setattr(index_module.Index, "part", part)
+
+    def found(self, pattern: str) -> list[str]:
+        from txcript.search import search
+
+        return [m.session.meta_id[-2:] for m in search(self.index, self.sessions, pattern)]
+
+    def take(self) -> set[str]:
+        taken, self.decoded = self.decoded, set()
+        return taken
+
+
 def test_the_scan_for_gapped_matches_reads_only_sessions_holding_the_exact_atoms(
     stores: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -566,40 +598,21 @@ def test_the_scan_for_gapped_matches_reads_only_sessions_holding_the_exact_atoms
     trigram index names for it are read: `'ECONNRESET retry` with no match scanned all 5,000
     benchmark sessions in 359 ms, now 2 ms. A non-ASCII exact atom narrows nothing (its folded
     form is not what the index holds) and the scan reads everything, as before."""
-    from txcript.search import index as index_module
-    from txcript.search import search
-
-    root = stores / "claude"
     texts = {
         "0a": "test the parser before the rollback",  # tstprs (gapped) and rollback
         "0b": "test the parser",  # no rollback: never read
         "0c": "rollback now",  # rollback, no tstprs
         "0d": "test the parser at the café",
     }
-    for n, (tail, text) in enumerate(texts.items()):
-        save_claude(
-            root, transcript(f"ffffffff-0000-4000-8000-0000000000{tail}", [("user", text)], day=n)
-        )
-    decoded: list[int] = []
-    real_part = index_module.Index.part
-
-    def part(self: index_module.Index, doc: int, which: int) -> object:
-        decoded.append(doc)
-        return real_part(self, doc, which)
-
-    index = open_index()
+    decoding = _Decoding(stores / "claude", monkeypatch, texts)
     try:
-        sessions = indexed_sessions(index)
-        ids = {doc: key[1][-2:] for key, (doc, _) in index.docs().items()}
-        monkeypatch.setattr(index_module.Index, "part", part)
-        found = search(index, sessions, "tstprs 'rollback")
-        assert [m.session.meta_id[-2:] for m in found] == ["0a"]
-        assert "0a" in {ids[d] for d in decoded} and "0b" not in {ids[d] for d in decoded}
-        decoded.clear()
-        assert [m.session.meta_id[-2:] for m in search(index, sessions, "tstprs 'café")] == ["0d"]
-        assert {ids[d] for d in decoded} == {"0a", "0b", "0c", "0d"}
+        assert decoding.found("tstprs 'rollback") == ["0a"]
+        decoded = decoding.take()
+        assert "0a" in decoded and "0b" not in decoded
+        assert decoding.found("tstprs 'café") == ["0d"]
+        assert decoding.take() == {"0a", "0b", "0c", "0d"}
     finally:
-        index.close()
+        decoding.index.close()
 
 
 def test_prefix_and_suffix_atoms_read_only_sessions_with_a_line_that_starts_or_ends_so(
@@ -609,41 +622,22 @@ def test_prefix_and_suffix_atoms_read_only_sessions_with_a_line_that_starts_or_e
     saying `config` anywhere: 294 ms). The trigram index now holds each line between line
     breaks and is asked for `config` before one, so a session whose lines only say it midway
     is never read; `^ro` is narrowed as a three-character needle, a line break and `ro`."""
-    from txcript.search import index as index_module
-    from txcript.search import search
-
-    root = stores / "claude"
     texts = {
         "0a": "rollback: test the parser config",  # starts with ro, ends with config
         "0b": "the parser test: rollback config now",  # says both midway only: never read
         "0c": "config the parser test\nrollback",  # its second line starts with ro
     }
-    for n, (tail, text) in enumerate(texts.items()):
-        save_claude(
-            root, transcript(f"dddddddd-0000-4000-8000-0000000000{tail}", [("user", text)], day=n)
-        )
-    decoded: list[int] = []
-    real_part = index_module.Index.part
-
-    def part(self: index_module.Index, doc: int, which: int) -> object:
-        decoded.append(doc)
-        return real_part(self, doc, which)
-
-    index = open_index()
+    decoding = _Decoding(stores / "claude", monkeypatch, texts)
     try:
-        sessions = indexed_sessions(index)
-        ids = {doc: key[1][-2:] for key, (doc, _) in index.docs().items()}
-        monkeypatch.setattr(index_module.Index, "part", part)
         for pattern, found in [
             ("tstprs config$", ["0a"]),
             ("^ro tstprs", ["0a"]),
             ("^ro", ["0c", "0a"]),
         ]:
-            decoded.clear()
-            assert [m.session.meta_id[-2:] for m in search(index, sessions, pattern)] == found
-            assert "0b" not in {ids[d] for d in decoded}, pattern
+            assert decoding.found(pattern) == found
+            assert "0b" not in decoding.take(), pattern
     finally:
-        index.close()
+        decoding.index.close()
 
 
 def test_a_scan_limit_bounds_short_patterns_to_the_newest_sessions(stores: Path) -> None:
