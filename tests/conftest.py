@@ -68,3 +68,13 @@ def run_cli(isolated_home: Path) -> RunCli:
         )
 
     return run
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project directory (``<tmp>/work/acme``) that is the current directory: what stores
+    keyed on the directory a command runs in (the Cursor CLI's) see."""
+    workspace = tmp_path / "work" / "acme"
+    workspace.mkdir(parents=True)
+    monkeypatch.chdir(workspace)
+    return workspace

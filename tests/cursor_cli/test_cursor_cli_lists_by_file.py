@@ -35,14 +35,6 @@ BROKEN = "4c4c0000-4444-4000-8000-000000000004"
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    workspace = tmp_path / "work" / "acme"
-    workspace.mkdir(parents=True)
-    monkeypatch.chdir(workspace)
-    return workspace
-
-
-@pytest.fixture
 def chats(tmp_path: Path, workspace: Path) -> Path:
     """A hex meta row with ``meta.json`` and prompts; a JSON meta row alone; a newest commit
     only in ``store.db-wal``; a build without ``workspacePath`` (cwd from the bucket); and a

@@ -17,14 +17,6 @@ from txcript.harnesses.cursor_cli.transcripts import TranscriptStore, slug_of
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    workspace = tmp_path / "work" / "acme"
-    workspace.mkdir(parents=True)
-    monkeypatch.chdir(workspace)
-    return workspace
-
-
-@pytest.fixture
 def root(tmp_path: Path, workspace: Path) -> Path:
     """Both forms in a project the current directory resolves, both in one it does not, and a
     file that is no transcript."""
