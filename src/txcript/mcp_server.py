@@ -7,6 +7,7 @@ Three read-only tools, for agents that want past sessions as context:
   20 sessions, 3 hits each, tool output excluded, as the CLI one-shot);
 * ``read_session`` ``{id, from?}`` → the ``view`` text of a session or ``#range``, within a read
   budget of :data:`READ_BUDGET` bytes; a larger read is refused with ranges that fit.
+  The id names a stored session (id, id prefix or title), never a file or stdin.
 
 Inputs reject unknown fields; bad input (unknown harness or session, bad range, over budget) is a
 JSON-RPC invalid-params error. The SDK is an optional extra (``pip install 'txcript[mcp]'``).
@@ -187,7 +188,7 @@ def read_session(args: ReadArgs) -> str:
     from txcript.render.view import render
     from txcript.sessions import open_reference
 
-    opened = open_reference(args.id, args.from_)
+    opened = open_reference(args.id, args.from_, documents=False)
     span = opened.span()
     text = render(opened.transcript, span)
     size = len(text.encode("utf-8"))

@@ -463,26 +463,44 @@ def load_session(session: Discovered) -> tuple[Harness[Any], Any]:
     return harness, store.load(session.reference)
 
 
-def open_reference(reference: str, from_harness: str | None = None) -> Opened:
-    """Resolve a ``REF[#RANGE]`` to a document or a stored session."""
-    if _is_document_path(reference):
-        document = read_document(reference, _document_format(from_harness))
-        return Opened(document.harness, document.native, document.label, None, document=document)
+def open_reference(
+    reference: str, from_harness: str | None = None, *, documents: bool = True
+) -> Opened:
+    """Resolve a ``REF[#RANGE]`` to a document or a stored session.
+
+    With ``documents=False`` the reference only ever names a stored session (id, id prefix or
+    title): it is never opened as a file, nor ``-`` as standard input. The MCP server asks so:
+    its ids come from an agent, which must not read any file the user can (nor a FIFO that
+    never ends, nor the server's own stdin, which is its JSON-RPC channel).
+    """
     source, request = split_fragment(reference)
-    if request is not None and _is_document_path(source):
-        document = read_document(source, _document_format(from_harness))
-        return Opened(document.harness, document.native, document.label, request, document=document)
-    if os.path.isdir(reference):
-        raise BadInput(f"reading {reference}: is a directory, not a session document")
+    if documents:
+        if _is_document_path(reference):
+            document = read_document(reference, _document_format(from_harness))
+            return Opened(
+                document.harness, document.native, document.label, None, document=document
+            )
+        if request is not None and _is_document_path(source):
+            document = read_document(source, _document_format(from_harness))
+            return Opened(
+                document.harness, document.native, document.label, request, document=document
+            )
+        if os.path.isdir(reference):
+            raise BadInput(f"reading {reference}: is a directory, not a session document")
     scope = harnesses.canonical_id(from_harness) if from_harness else None
-    session, request = _resolve(reference, source, request, scope)
+    session, request = _resolve(reference, source, request, scope, documents=documents)
     harness, native = load_session(session)
     label = f"{session.harness} session {session.meta_id}"
     return Opened(harness, native, label, request, session=session)
 
 
 def _resolve(
-    reference: str, source: str, request: RangeRequest | None, scope: str | None
+    reference: str,
+    source: str,
+    request: RangeRequest | None,
+    scope: str | None,
+    *,
+    documents: bool = True,
 ) -> tuple[Discovered, RangeRequest | None]:
     """The stored session ``reference`` names (``source`` and ``request`` are its fragment
     split), and the range that still applies.
@@ -511,7 +529,7 @@ def _resolve(
     try:
         return find_session(source, sessions, scope), request
     except BadInput:
-        if "/" in reference or "\\" in reference:
+        if documents and ("/" in reference or "\\" in reference):
             raise BadInput(
                 f"no local session matches `{scrub(reference)}`, and no such file exists"
             ) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -146,3 +147,39 @@ def test_bad_input_is_invalid_params(
 
     error = _session(stores, body)
     assert error.code == INVALID_PARAMS and expected in error.message
+
+
+def test_read_session_never_opens_a_file_nor_stdin(stores: Path) -> None:
+    """``read_session`` names a stored session (id, id prefix or title), as the spec says. It
+    went through the CLI's REF lookup, which also opens any path as a document: an agent could
+    read any session document anywhere on disk (and learn which files exist from the errors),
+    ``-`` read the server's own stdin, its JSON-RPC channel, and a FIFO hung the call forever.
+    Now each is just a name that matches no session; the same path still works for ``view``."""
+    document = stores / "exported.json"
+    exported = subprocess.run(
+        [sys.executable, "-m", "txcript", "export", SMALL, "--out", str(document)],
+        env=dict(
+            os.environ,
+            CLAUDE_CONFIG_DIR=str(stores / "claude"),
+            TXCRIPT_CACHE_DIR=str(stores / "cache"),
+        ),
+        capture_output=True,
+    )
+    assert exported.returncode == 0, exported.stderr
+    os.mkfifo(stores / "fifo")
+
+    async def body(client: ClientSession) -> Any:
+        errors = []
+        for name in (str(document), f"{document}#1", "-", str(stores / "fifo")):
+            try:
+                await client.call_tool("read_session", {"id": name})
+            except MCPError as exc:
+                errors.append((exc.code, exc.message))
+            else:
+                return [*errors, (0, f"{name} was read")]  # (before a FIFO could hang the test)
+        return errors
+
+    assert _session(stores, body) == [
+        (INVALID_PARAMS, f"no local session matches `{name}` (try `txcript list`)")
+        for name in (str(document), str(document), "-", str(stores / "fifo"))
+    ]
