@@ -862,6 +862,12 @@ class Index:
         trigrams = sorted(
             {n[i : i + 3] for n in needles for i in (*range(0, len(n) - 2, 3), len(n) - 3)}
         )
+        # FTS5 reads its query as a C string, and SQLite takes text only as UTF-8: a trigram
+        # holding a NUL or a lone surrogate cannot be asked for. Leaving it out still gives a
+        # superset; with none left, every doc holding the parts is a candidate.
+        trigrams = [gram for gram in trigrams if _askable(gram)]
+        if not trigrams:
+            return self._holding(parts)
         query = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in trigrams)
         found: dict[int, tuple[int, ...]] = {}
         for part in parts:
@@ -872,6 +878,15 @@ class Index:
                 found = dict.fromkeys(docs, (part,))
                 continue
             for doc in docs:
+                found[doc] = (*found.get(doc, ()), part)
+        return found
+
+    def _holding(self, parts: Sequence[int]) -> dict[int, tuple[int, ...]]:
+        """By doc: which of ``parts`` it holds (docs holding none are left out)."""
+        found: dict[int, tuple[int, ...]] = {}
+        for part in parts:
+            column = _COLUMN[part]
+            for (doc,) in self.conn.execute(f"SELECT doc FROM body WHERE {column} IS NOT NULL"):
                 found[doc] = (*found.get(doc, ()), part)
         return found
 
@@ -889,6 +904,17 @@ class Index:
                 if held is not None:
                     total += sum(len(text.encode("utf-8")) for text in held.texts)
         return total
+
+
+def _askable(trigram: str) -> bool:
+    """Can the trigram index be asked for ``trigram`` (no NUL, valid UTF-8)?"""
+    if "\x00" in trigram:
+        return False
+    try:
+        trigram.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _held_dictionary(data: object) -> zstandard.ZstdCompressionDict:

@@ -1,0 +1,58 @@
+"""Hostile input to the search front ends: ``txcript query`` (a real subprocess), the library's
+``find`` that the picker and ``txcript mcp`` share, over real Claude Code stores in temp dirs.
+
+Each case once ended in an internal error (exit 1 and "internal error: …") or in a wrong answer;
+now bad input is one line and exit 2, and odd but valid input gets the answer it asks for.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "search"))
+from searchfixtures import save_claude, stores_under, transcript
+
+from conftest import RunCli
+from txcript.search import find
+
+ONE = "11111111-1111-4111-8111-111111111111"
+TWO = "22222222-2222-4222-8222-222222222222"
+
+
+@pytest.fixture(autouse=True)
+def stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return stores_under(tmp_path, monkeypatch)
+
+
+def _env(stores: Path) -> dict[str, str]:
+    return {"CLAUDE_CONFIG_DIR": str(stores / "claude"), "TXCRIPT_CACHE_DIR": str(stores / "cache")}
+
+
+def test_a_pattern_that_is_not_utf8_finds_nothing_instead_of_failing(
+    stores: Path, run_cli: RunCli
+) -> None:
+    """A pattern typed in a Latin-1 terminal reaches Python as lone surrogates; the trigram
+    query handed them to SQLite, which takes only UTF-8 text: "internal error:
+    UnicodeEncodeError", exit 1. No stored line can hold one, so it matches nothing."""
+    save_claude(stores / "claude", transcript(ONE, [("user", "fix the parser")]))
+    human = run_cli("query", "pars\udcffer", env=_env(stores))
+    assert (human.code, human.stdout, human.stderr) == (0, "no matches for `pars\ufffder`\n", "")
+    machine = run_cli("query", "\udced\udca0\udc80abc", "--json", env=_env(stores))
+    assert (machine.code, machine.stdout, machine.stderr) == (0, "[]\n", "")
+
+
+def test_a_pattern_holding_a_nul_is_searched_for(stores: Path) -> None:
+    """FTS5 reads its MATCH query as a C string: a NUL in a needle ("unterminated string") was
+    taken for a broken cache, and the in-memory retry failed the same way, so an MCP
+    ``search_sessions`` with a NUL in its pattern was an internal error. The NUL's trigrams are
+    left out of the index query (a superset still), and the line holding it is found."""
+    save_claude(stores / "claude", transcript(ONE, [("user", "before\x00after the nul")]))
+    save_claude(stores / "claude", transcript(TWO, [("user", "three\x00\x00\x00nuls")], day=1))
+    for pattern in ("'re\x00af", "before\x00after"):
+        assert [[h.line for h in m.hits] for m in find(pattern)] == [["before\x00after the nul"]]
+    # No trigram of the needle can be asked for: every session is a candidate.
+    assert [[h.line for h in m.hits] for m in find("'\x00\x00\x00")] == [["three\x00\x00\x00nuls"]]
+    assert find("par\x00ser") == []
