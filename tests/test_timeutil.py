@@ -13,10 +13,12 @@ from txcript.errors import BadInput
 from txcript.shared.timeutil import format_millis, format_rfc3339, parse_rfc3339, parse_when
 
 
-def test_a_bare_date_for_until_is_86399_seconds_after_since() -> None:
+def test_a_bare_date_for_until_is_its_last_microsecond() -> None:
+    """``--until DATE`` ended at 23:59:59 sharp, so a session started at 23:59:59.5 that day
+    fell outside it (the bounds hold to the microsecond)."""
     since = parse_when("2026-08-18", end_of_day=False)
     until = parse_when("2026-08-18", end_of_day=True)
-    assert (until - since).total_seconds() == 86_399
+    assert until - since == timedelta(days=1, microseconds=-1)
     assert since.tzinfo is UTC
 
 

@@ -7,7 +7,9 @@ now bad input is one line and exit 2, and odd but valid input gets the answer it
 
 from __future__ import annotations
 
+import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "search"))
 from searchfixtures import save_claude, stores_under, transcript
 
 from conftest import RunCli
+from txcript import model as m
 from txcript.search import find
 
 ONE = "11111111-1111-4111-8111-111111111111"
@@ -56,3 +59,50 @@ def test_a_pattern_holding_a_nul_is_searched_for(stores: Path) -> None:
     # No trigram of the needle can be asked for: every session is a candidate.
     assert [[h.line for h in m.hits] for m in find("'\x00\x00\x00")] == [["three\x00\x00\x00nuls"]]
     assert find("par\x00ser") == []
+
+
+def _at(moment: str) -> m.Transcript:
+    start = datetime.fromisoformat(moment)
+    message = m.Message(role="user", content=(m.Text("late night parser work"),), timestamp=start)
+    return m.Transcript(meta=m.Meta(id=ONE, timestamp=start, cwd="/w"), messages=(message,))
+
+
+def test_until_a_date_includes_its_last_second(stores: Path, run_cli: RunCli) -> None:
+    """``--until 2026-11-01`` ended at 23:59:59.000, so a session started at 23:59:59.500
+    that day was not found; the day now ends at its last microsecond."""
+    save_claude(stores / "claude", _at("2026-11-01T23:59:59.500+00:00"))
+    env = {**_env(stores), "TZ": "UTC"}
+    done = run_cli("query", "parser", "--until", "2026-11-01", "--json", env=env)
+    assert done.code == 0, done.stderr
+    assert [row["id"] for row in json.loads(done.stdout)] == [ONE]
+
+
+@pytest.mark.parametrize(
+    ("zone", "bound", "day"),
+    [
+        ("UTC", "--since", "0001-01-01"),
+        ("UTC", "--until", "0001-01-01"),
+        ("America/New_York", "--until", "9999-12-31"),
+        ("Asia/Tokyo", "--until", "9999-12-31"),
+    ],
+)
+def test_the_first_and_last_dates_are_bounds_not_internal_errors(
+    stores: Path, run_cli: RunCli, zone: str, bound: str, day: str
+) -> None:
+    """A date at either end of what datetime holds, converted from local time to UTC, left
+    the range ("internal error: ValueError: year 0 is out of range", or year 10000, or an
+    OverflowError), exit 1. It is now as far as a bound goes."""
+    save_claude(stores / "claude", transcript(ONE, [("user", "fix the parser")]))
+    done = run_cli("query", "parser", bound, day, "--json", env={**_env(stores), "TZ": zone})
+    assert done.code == 0, done.stderr
+    found = [row["id"] for row in json.loads(done.stdout)]
+    assert found == ([] if (bound, day) == ("--until", "0001-01-01") else [ONE])
+
+
+def test_since_after_until_is_bad_input(stores: Path, run_cli: RunCli) -> None:
+    """``list`` refused a window that ends before it starts; ``query`` searched it and said
+    "no matches", as if the sessions were not there."""
+    save_claude(stores / "claude", transcript(ONE, [("user", "fix the parser")]))
+    done = run_cli("query", "parser", "--since", "2026-11-02", "--until", "2026-11-01")
+    assert (done.code, done.stdout) == (2, "")
+    assert done.stderr == "txcript: error: --since 2026-11-02 is after --until 2026-11-01\n"

@@ -104,15 +104,14 @@ def query_command(
       txcript query "'ECONNRESET" --from claude_code --json
     """
     from txcript.search import DEFAULT_ORIGINS, ORIGINS, find
-    from txcript.shared.timeutil import parse_when
+    from txcript.shared.timeutil import parse_window
 
     chosen = (
         frozenset(ORIGINS)
         if "all" in origins
         else (frozenset(origins) if origins else DEFAULT_ORIGINS)
     )
-    since_at = None if since is None else parse_when(since, end_of_day=False)
-    until_at = None if until is None else parse_when(until, end_of_day=True)
+    since_at, until_at = parse_window(since, until)
     if pattern is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise click.UsageError("interactive query needs a terminal (pass a pattern instead)")

@@ -79,14 +79,10 @@ def list_command(
       txcript list --from claude_code --cwd . -n 5
       txcript list --since 2026-11-01 --json
     """
-    from txcript.errors import BadInput
     from txcript.operations import list_sessions, session_row
-    from txcript.shared.timeutil import parse_when
+    from txcript.shared.timeutil import parse_window
 
-    start = None if since is None else parse_when(since, end_of_day=False)
-    end = None if until is None else parse_when(until, end_of_day=True)
-    if start is not None and end is not None and start > end:
-        raise BadInput(f"--since {since} is after --until {until}")
+    start, end = parse_window(since, until)
     sessions = list_sessions(
         from_, cwd=cwd, since=start, until=end, limit=limit, with_model=as_json
     )

@@ -123,6 +123,21 @@ def parse_when(value: str, *, end_of_day: bool) -> datetime:
         raise BadInput(
             f"`{value}` is neither RFC3339 (2026-08-18T10:00:00Z) nor a date (2026-08-18)"
         ) from None
-    if end_of_day:
-        day += timedelta(hours=23, minutes=59, seconds=59)
-    return day.astimezone().astimezone(UTC)
+    if end_of_day:  # its last microsecond: a session started at 23:59:59.5 is that day's
+        day += timedelta(days=1, microseconds=-1)
+    try:
+        return day.astimezone().astimezone(UTC)
+    except (OverflowError, ValueError):
+        # The first or last day datetime holds, in a time zone that puts its local midnight
+        # (or last second) outside the range: as far as a bound can go.
+        return (datetime.min if day.year == 1 else datetime.max).replace(tzinfo=UTC)
+
+
+def parse_window(since: str | None, until: str | None) -> tuple[datetime | None, datetime | None]:
+    """``--since``/``--until`` as bounds (see :func:`parse_when`); bad input when the window
+    is empty because it starts after it ends."""
+    start = None if since is None else parse_when(since, end_of_day=False)
+    end = None if until is None else parse_when(until, end_of_day=True)
+    if start is not None and end is not None and start > end:
+        raise BadInput(f"--since {since} is after --until {until}")
+    return start, end
