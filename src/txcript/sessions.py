@@ -224,11 +224,14 @@ def direct_session(source: str, matches: list[Discovered]) -> Discovered | None:
 
 
 def _canonical(path: str) -> Path:
+    """``path`` absolute, with symlinks resolved as far as it exists and ``.``, ``..`` and
+    doubled slashes gone from the rest: a session's cwd is often a directory that is not here
+    (deleted since, or on another machine), and ``--cwd`` names it as the user types it."""
     candidate = Path(path).expanduser()
     try:
-        return candidate.resolve(strict=True)
+        return candidate.resolve()
     except (OSError, RuntimeError):
-        return candidate
+        return Path(os.path.abspath(candidate))
 
 
 def is_under(path: str, directory: str) -> bool:

@@ -8,10 +8,13 @@ now bad input is one line and exit 2, and odd but valid input gets the answer it
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "search"))
@@ -106,3 +109,29 @@ def test_since_after_until_is_bad_input(stores: Path, run_cli: RunCli) -> None:
     done = run_cli("query", "parser", "--since", "2026-11-02", "--until", "2026-11-01")
     assert (done.code, done.stdout) == (2, "")
     assert done.stderr == "txcript: error: --since 2026-11-02 is after --until 2026-11-01\n"
+
+
+def test_cwd_names_a_directory_that_is_not_here_however_it_is_spelled(stores: Path) -> None:
+    """A session's cwd is often gone (deleted, or on another machine). ``--cwd`` was compared
+    with it as typed once the directory did not exist: ``x/../proj``, ``//gone//proj``,
+    ``proj/.`` and a path relative to the current directory all found nothing."""
+    cwd = stores / "gone" / "proj"
+    item = transcript(ONE, [("user", "fix the parser")])
+    item = msgspec.structs.replace(item, meta=msgspec.structs.replace(item.meta, cwd=str(cwd)))
+    save_claude(stores / "claude", item)
+    spellings = [
+        str(stores / "gone" / "x" / ".." / "proj"),
+        "/" + str(cwd).replace("/", "//"),
+        str(cwd / "."),
+        "gone/proj",
+    ]
+    for spelling in spellings:
+        done = subprocess.run(
+            [sys.executable, "-m", "txcript", "query", "parser", "--cwd", spelling, "--json"],
+            env={**os.environ, **_env(stores)},
+            cwd=stores,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        assert [row["id"] for row in json.loads(done.stdout)] == [ONE], spelling
