@@ -19,6 +19,7 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="the picker needs a U
 
 FIRST = "12121212-1212-4121-8121-121212121212"
 SECOND = "34343434-3434-4343-8343-343434343434"
+THIRD = "56565656-5656-4565-8565-565656565656"
 
 
 def _spawn(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -127,3 +128,39 @@ def test_sigterm_exits_cleanly_and_restores_the_terminal(stores: Path) -> None:
     finally:
         os.close(leader)
     assert b"\x1b[?1049l" in tail
+
+
+def test_every_row_fits_the_terminal_and_shows_its_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The picker's rows, as drawn: on an 80-column terminal a hit line has 9 cells, and it
+    was cut from its start, so no row showed its match; a wide (CJK) title took 48 cells of
+    its 24 and pushed the line off the screen; and the line was scrubbed without keeping its
+    offsets, so after an escape sequence the highlight fell on the wrong characters (or on
+    none). Each row now fits the width, shows the line from just before its match, and
+    highlights exactly the matched word."""
+    from prompt_toolkit.utils import get_cwidth
+
+    from txcript.cli.picker import _Picker
+    from txcript.search import DEFAULT_ORIGINS, indexed_sessions, open_index
+
+    root = tmp_path / "claude"
+    wide = "数据库迁移问题修复" * 6
+    save_claude(root, transcript(FIRST, [("user", "\x1b[31mred\x1b[0m then the zebra word")]))
+    save_claude(root, transcript(SECOND, [("user", f"{wide} zebra")], title=wide, day=1))
+    long = "a long line of words that goes on and on and on before the zebra appears at last"
+    save_claude(root, transcript(THIRD, [("user", long)], day=2))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
+    index = open_index()
+    try:
+        picker = _Picker(indexed_sessions(index), index, DEFAULT_ORIGINS)
+        for width in (80, 100, 160):
+            picker.refresh("zebra", 10)
+            drawn = picker.render(width)
+            rows = "".join(text for _, text in drawn).split("\n")[1:4]
+            assert all(get_cwidth(row) <= width for row in rows), (width, rows)
+            assert not any("\x1b" in row for row in rows)
+            assert [text for style, text in drawn if "match" in style] == ["zebra"] * 3
+    finally:
+        index.close()

@@ -21,7 +21,9 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
 
+from txcript.cli.output import pad
 from txcript.harnesses.base import Discovered
 from txcript.shared.text import scrub
 
@@ -73,34 +75,65 @@ class _Picker:
         for position, (session, hit) in enumerate(self.rows):
             marker = "▌" if position == self.selected else " "
             when = session.timestamp.strftime("%m-%d %H:%M")
-            ident = scrub(session.meta_id)
-            ident = ident if len(ident) <= 8 else ident[:7] + "…"
+            ident = pad(scrub(session.meta_id), 8)
             label = session.title or (os.path.basename(session.cwd) if session.cwd else "")
-            label = scrub(label)[:24].ljust(24)
+            label = pad(scrub(label), 24)
             style = "class:selected" if position == self.selected else ""
             out.append((style, f"{marker}{session.harness[:11]:<11} "))
-            out.append(("class:dim " + style, f"{when} {ident:<8} "))
+            out.append(("class:dim " + style, f"{when} {ident} "))
             out.append((style, label))
             if hit is not None:
                 used = 1 + 12 + 12 + 9 + 24 + 13
-                line = scrub(hit.line)[: max(0, width - used)]
                 out.append(("class:dim " + style, f" {hit.origin:>11} "))
-                out.extend(_highlighted(line, hit.highlights, style))
+                for text, matched in _fitted(hit.line, hit.highlights, width - used):
+                    out.append(("class:match " + style if matched else style, text))
             out.append(("", "\n"))
         return out
 
 
-def _highlighted(line: str, spans: Any, style: str) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = []
-    last = 0
-    for start, end in spans:
-        if start >= len(line):
-            break
-        out.append((style, line[last:start]))
-        out.append(("class:match " + style, line[start : min(end, len(line))]))
-        last = min(end, len(line))
-    out.append((style, line[last:]))
-    return out
+#: Cells shown before a match that the cut would otherwise hide (at most half the room left).
+_CONTEXT = 30
+
+
+def _fitted(line: str, spans: Any, width: int) -> list[tuple[str, bool]]:
+    """The hit line in ``width`` terminal cells, as (text, is it a match) runs: scrubbed with
+    its offsets kept (so the highlights still fall on the matched characters), shown from
+    shortly before the first match when that would lie past the cut, and ``…`` where text is
+    left out."""
+    if width <= 0:
+        return []
+    shown = scrub(line, keep_offsets=True)
+    marks = sorted((max(0, a), min(b, len(shown))) for a, b in spans if a < min(b, len(shown)))
+    begin, lead = 0, ""
+    if marks and get_cwidth(shown[: marks[0][1]]) > width:
+        # Room for the match, "…" on both sides, and up to half what is left before it.
+        first = get_cwidth(shown[marks[0][0] : marks[0][1]])
+        context = min(_CONTEXT, max(0, (width - 2 - first) // 2))
+        begin, lead = marks[0][0], "…"
+        while begin > 0 and get_cwidth(shown[begin - 1]) <= context:
+            begin -= 1
+            context -= get_cwidth(shown[begin])
+    room = width - len(lead)
+    end, used = begin, 0
+    while end < len(shown) and used + get_cwidth(shown[end]) <= room:
+        used += get_cwidth(shown[end])
+        end += 1
+    if end < len(shown):  # cut: the last cell or two make way for "…"
+        while end > begin and used + 1 > room:
+            end -= 1
+            used -= get_cwidth(shown[end])
+    runs: list[tuple[str, bool]] = [(lead, False)] if lead else []
+    position = begin
+    for a, b in marks:
+        a, b = max(a, position), min(b, end)
+        if a >= b:
+            continue
+        runs += [(shown[position:a], False), (shown[a:b], True)]
+        position = b
+    runs.append((shown[position:end], False))
+    if end < len(shown):
+        runs.append(("…", False))
+    return [run for run in runs if run[0]]
 
 
 def pick(sessions: list[Discovered], index: Any, origins: frozenset[str]) -> Discovered | None:
