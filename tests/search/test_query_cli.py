@@ -149,3 +149,27 @@ def test_completion_scripts_and_harness_and_session_completion(
         [sys.executable, "-m", "txcript"], env=full, capture_output=True, text=True, timeout=60
     )
     assert "plain,claude_code" in done.stdout.splitlines()
+
+
+def test_completion_never_offers_an_id_the_shell_would_run(run_cli: RunCli, tmp_path: Path) -> None:
+    """bash's completion puts an offered word on the command line as is. A Gemini session id
+    may be any file name (``;``, ``$(…)``, spaces, ``*``): ``txcript view 55<Tab>`` completed
+    to ``txcript view 55;touch PWNED;x *``, and Enter ran ``touch``. Such an id is no longer
+    offered; plain ids still are."""
+    from txcript import harnesses
+
+    hostile, plain = "55;touch PWNED;x *", "5555-plain"
+    gemini = harnesses.get("gemini")
+    store = gemini.store(tmp_path / "home" / ".gemini")
+    assert store is not None
+    for session_id in (hostile, plain):
+        store.save(gemini.from_common(transcript(session_id, [("user", "hello")])), force=True)
+    env = {**_env(tmp_path), "HOME": str(tmp_path / "home")}
+    assert run_cli("list", "--from", "gemini", env=env).stdout.count("gemini") == 2
+    assert run_cli("query", "hello", env=env).code == 0  # builds the index
+    full = dict(os.environ, **env, COMP_WORDS="txcript view 55", COMP_CWORD="2")
+    full["_TXCRIPT_COMPLETE"] = "bash_complete"
+    done = subprocess.run(
+        [sys.executable, "-m", "txcript"], env=full, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.splitlines() == [f"plain,{plain}"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
@@ -63,11 +64,18 @@ def complete_harness(ctx: click.Context, param: click.Parameter, incomplete: str
     ]
 
 
+#: An id the shell can take as one plain word. bash's completion inserts an offered word as
+#: is: a Gemini id may hold ``;``, ``$(…)``, spaces or ``*``, and Enter would run them.
+_SHELL_WORD = re.compile(r"[A-Za-z0-9._@+=,%][A-Za-z0-9._@+=,%-]*")
+
+
 def complete_session(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    """Session ids starting with ``incomplete``, from the index (fast: no store is read)."""
+    """Session ids starting with ``incomplete``, from the index (fast: no store is read); an
+    id that is not one plain shell word is never offered (type it quoted instead)."""
     from txcript.search.index import indexed_ids
 
-    return [CompletionItem(i) for i in indexed_ids(incomplete)][:200]
+    safe = [i for i in indexed_ids(incomplete) if _SHELL_WORD.fullmatch(i)]
+    return [CompletionItem(i) for i in safe][:200]
 
 
 def attach_completion(command: click.Command) -> None:
