@@ -108,6 +108,18 @@ def test_json_output_escapes_every_control_and_keeps_the_text(
     assert json.loads(listed.stdout)[0]["title"] == HOSTILE_TITLE
 
 
+def test_json_output_escapes_the_bidirectional_controls(run_cli: RunCli, tmp_path: Path) -> None:
+    """Human output turns a right-to-left override into a space; ``--json`` printed it raw,
+    so on a bidi-aware terminal the JSON after it showed reversed. It is escaped now, as the
+    C1 controls are, and parses back to the same text."""
+    env = _store(tmp_path)
+    done = run_cli("query", "'line 14", "--json", env=env)
+    assert done.code == 0, done.stderr
+    assert "\u202e" not in done.stdout and "\\u202eevil\\u202c" in done.stdout
+    (row,) = json.loads(done.stdout)
+    assert f"line 14 {ATTACKS[14]} end" in [hit["line"] for hit in row["hits"]]
+
+
 def test_machine_formats_keep_the_text_exactly(run_cli: RunCli, tmp_path: Path) -> None:
     env = _store(tmp_path)
     (row,) = json.loads(run_cli("list", "--json", env=env).stdout)

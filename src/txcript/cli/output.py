@@ -60,15 +60,21 @@ FORMAT_IDS = _harness_ids() + ", common"
 
 
 #: DEL and the C1 controls (U+0080–U+009F, e.g. U+009B, an 8-bit CSI), which ``json.dumps``
-#: leaves raw when it keeps non-ASCII text as is.
-_EIGHT_BIT_CONTROLS = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+#: leaves raw when it keeps non-ASCII text as is, and the bidirectional embeddings, overrides
+#: and isolates (U+202A–U+202E, U+2066–U+2069) that :func:`~txcript.shared.text.scrub` also
+#: takes out: on a terminal they show the JSON in another order than it reads.
+_EIGHT_BIT_CONTROLS = {
+    code: f"\\u{code:04x}"
+    for code in (*range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
 
 
 def json_text(value: Any, *, indent: int | None = None) -> str:
     """``value`` as the JSON a command prints: non-ASCII text kept as is, as
-    ``json.dumps(value, ensure_ascii=False)`` writes it, but with DEL and the C1 controls
-    escaped too (C0 ones always are). The JSON means the same; a terminal it is printed on
-    never receives an 8-bit control sequence from a session's text."""
+    ``json.dumps(value, ensure_ascii=False)`` writes it, but with DEL, the C1 controls and the
+    bidirectional controls escaped too (C0 ones always are). The JSON means the same; a
+    terminal it is printed on never receives an 8-bit control sequence from a session's text,
+    nor an override that reorders what it shows."""
     import json
 
     return json.dumps(value, ensure_ascii=False, indent=indent).translate(_EIGHT_BIT_CONTROLS)
