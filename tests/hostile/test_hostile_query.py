@@ -135,3 +135,31 @@ def test_cwd_names_a_directory_that_is_not_here_however_it_is_spelled(stores: Pa
         )
         assert done.returncode == 0, done.stderr
         assert [row["id"] for row in json.loads(done.stdout)] == [ONE], spelling
+
+
+#: ``txcript ARGS`` run under the umask most users have.
+_UMASK_022 = "import os, sys; os.umask(0o022); from txcript.cli.app import main; main(sys.argv[1:])"
+
+
+def test_the_index_that_copies_session_text_is_private(stores: Path) -> None:
+    """The search index holds every session's text, keys and tokens pasted into it included,
+    and the metadata cache their titles and paths. Under the usual umask 022 both were created
+    0644 in a 0755 dir: any local user could read what the user's stores may keep private.
+    txcript now makes the cache dir 0700 and its files 0600 (SQLite gives -wal and -shm the
+    file's mode)."""
+    secret = "sk-ant-api03-" + "A" * 40
+    save_claude(stores / "claude", transcript(ONE, [("user", f"my key is {secret}")]))
+    cache = stores / "fresh" / "cache"
+    done = subprocess.run(
+        [sys.executable, "-c", _UMASK_022, "query", "'sk-ant", "--json"],
+        env={**os.environ, **_env(stores), "TXCRIPT_CACHE_DIR": str(cache)},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [row["id"] for row in json.loads(done.stdout)] == [ONE]
+    assert cache.stat().st_mode & 0o777 == 0o700
+    files = sorted(path.name for path in cache.iterdir())
+    assert {"search.sqlite3", "metadata.sqlite3"} <= set(files)
+    for path in cache.iterdir():
+        assert path.stat().st_mode & 0o777 == 0o600, path.name
