@@ -70,8 +70,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {
             "pattern": {
                 **_STRING,
-                "description": "Words that must all match one line, fuzzily; 'exact, ^prefix, "
-                "suffix$ and !not narrow it.",
+                "description": "Words (at most 64) that must all match one line, fuzzily; "
+                "'exact, ^prefix, suffix$ and !not narrow it.",
             },
             "from": _STRING,
             "cwd": _STRING,

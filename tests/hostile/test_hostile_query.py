@@ -163,3 +163,19 @@ def test_the_index_that_copies_session_text_is_private(stores: Path) -> None:
     assert {"search.sqlite3", "metadata.sqlite3"} <= set(files)
     for path in cache.iterdir():
         assert path.stat().st_mode & 0o777 == 0o600, path.name
+
+
+def test_a_pattern_of_too_many_words_is_bad_input(stores: Path, run_cli: RunCli) -> None:
+    """Negated and short atoms cannot be narrowed by the trigram index: each is tested on
+    every line. A pattern of 20 000 of them (one MCP call can carry it) searched for half a
+    minute over 12 000 lines, and for hours over a large store. More than 64 atoms is now one
+    line, exit 2; 64 are still searched."""
+    save_claude(stores / "claude", transcript(ONE, [("user", "fix the parser")]))
+    too_many = run_cli("query", " ".join(["!zz"] * 65), env=_env(stores))
+    assert (too_many.code, too_many.stdout) == (2, "")
+    assert (
+        too_many.stderr == "txcript: error: the pattern has 65 words; at most 64 can be searched\n"
+    )
+    enough = run_cli("query", " ".join(["!zz"] * 63 + ["parser"]), "--json", env=_env(stores))
+    assert enough.code == 0, enough.stderr
+    assert [row["id"] for row in json.loads(enough.stdout)] == [ONE]

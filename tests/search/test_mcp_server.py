@@ -133,6 +133,7 @@ def test_over_budget_read_is_refused_with_ranges_and_one_message_is_served(store
         ("read_session", {"id": "zzz"}, "no local session matches `zzz`"),
         ("read_session", {"id": f"{SMALL}#9"}, "out of bounds"),
         ("list_sessions", {"limit": -1}, "limit"),
+        ("search_sessions", {"pattern": " ".join(["!x"] * 65)}, "at most 64 can be searched"),
     ],
 )
 def test_bad_input_is_invalid_params(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from txcript.errors import BadInput
 from txcript.harnesses.base import Discovered
 from txcript.search.index import (
     Index,
@@ -27,6 +28,7 @@ from txcript.search.refresh import refresh
 
 __all__ = [
     "DEFAULT_ORIGINS",
+    "MAX_ATOMS",
     "ORIGINS",
     "Hit",
     "Index",
@@ -73,6 +75,12 @@ def _ranked(
     return index.ranked(current, cwd=cwd, since=since, until=until)
 
 
+#: At most this many atoms in a pattern given to :func:`find`. Each negated or short atom is
+#: tested against every line of every session (the trigram index cannot narrow them): 20 000
+#: of them, which an MCP client can send in one call, took half a minute over 12 000 lines.
+MAX_ATOMS = 64
+
+
 def find(
     pattern: str,
     harness_names: Sequence[str] = (),
@@ -86,7 +94,11 @@ def find(
     progress: Progress | None = None,
     index: Index | None = None,
 ) -> list[SessionMatch]:
-    """Sessions matching ``pattern`` (every session, newest first, when it is empty)."""
+    """Sessions matching ``pattern`` (every session, newest first, when it is empty); bad
+    input when it has more than :data:`MAX_ATOMS` atoms."""
+    atoms = len(Pattern(pattern).atoms)
+    if atoms > MAX_ATOMS:
+        raise BadInput(f"the pattern has {atoms} words; at most {MAX_ATOMS} can be searched")
 
     def run(index: Index) -> list[SessionMatch]:
         chosen = _ranked(index, harness_names, cwd, since, until, progress)
