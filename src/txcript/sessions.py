@@ -230,7 +230,7 @@ def _canonical(path: str) -> Path:
     candidate = Path(path).expanduser()
     try:
         return candidate.resolve()
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # (ValueError: a NUL, which no path holds)
         return Path(os.path.abspath(candidate))
 
 

@@ -150,6 +150,21 @@ def test_bad_input_is_invalid_params(
     assert error.code == INVALID_PARAMS and expected in error.message
 
 
+def test_a_cwd_holding_a_nul_matches_nothing(stores: Path) -> None:
+    """A NUL in ``cwd`` (valid JSON, and no path can hold one) made resolving it raise
+    ValueError: list_sessions and search_sessions failed with an internal error."""
+
+    async def body(client: ClientSession) -> Any:
+        listed = await client.call_tool("list_sessions", {"cwd": "/w\x00x"})
+        found = await client.call_tool("search_sessions", {"pattern": "auth", "cwd": "/w\x00"})
+        return listed.structured_content, found.structured_content
+
+    assert _session(stores, body) == (
+        {"total": 0, "offset": 0, "sessions": []},
+        {"matches": []},
+    )
+
+
 def test_read_session_never_opens_a_file_nor_stdin(stores: Path) -> None:
     """``read_session`` names a stored session (id, id prefix or title), as the spec says. It
     went through the CLI's REF lookup, which also opens any path as a document: an agent could
