@@ -179,3 +179,20 @@ def test_a_pattern_of_too_many_words_is_bad_input(stores: Path, run_cli: RunCli)
     enough = run_cli("query", " ".join(["!zz"] * 63 + ["parser"]), "--json", env=_env(stores))
     assert enough.code == 0, enough.stderr
     assert [row["id"] for row in json.loads(enough.stdout)] == [ONE]
+
+
+def test_both_caches_unusable_for_one_reason_warn_once(stores: Path, run_cli: RunCli) -> None:
+    """Creating the cache files private first must not change how a cache that cannot be
+    opened is reported: with its own error naming each file, the search and metadata caches
+    of one unusable dir gave two warnings where SQLite's one reason gives one. (Directories
+    in the files' places stand for a read-only dir, which root's tests cannot make.)"""
+    save_claude(stores / "claude", transcript(ONE, [("user", "fix the parser")]))
+    for name in ("search.sqlite3", "metadata.sqlite3"):
+        (stores / "cache" / name).mkdir(parents=True)
+    done = run_cli("query", "parser", "--json", env=_env(stores))
+    assert done.code == 0, done.stderr
+    assert [row["id"] for row in json.loads(done.stdout)] == [ONE]
+    assert done.stderr.splitlines() == [
+        "txcript: warning: search cache unavailable (unable to open database file); "
+        "running without it"
+    ]

@@ -125,7 +125,8 @@ def _opened(path: Path, format_version: str, schema: str) -> sqlite3.Connection:
     # Private, as the sessions they copy may hold keys and tokens: the dir, when txcript makes
     # it, and the file, which SQLite's -wal and -shm files take their mode from.
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600))
+    with contextlib.suppress(OSError):  # (SQLite then says why it cannot open it, as before)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600))
     conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT, isolation_level=None)
     try:
         # Only the header and schema are checked here (a full check reads the whole file,
