@@ -286,6 +286,7 @@ def continue_session(
     force: bool = False,
     replace: bool = False,
     launching: bool = False,
+    documents: bool = True,
 ) -> Continued:
     """Write a copy of a session (or range) into a harness's store; the source is never modified.
 
@@ -296,14 +297,15 @@ def continue_session(
     Everything that can be checked is checked before the first byte is written: ``cwd`` is an
     existing directory, the target takes writes, and (with ``launching``) the harness's binary is
     on PATH. ``force`` writes while the target app is running; ``replace`` lets an ``out`` copy
-    replace a session with the same id.
+    replace a session with the same id. With ``documents=False`` the reference names a stored
+    session only, never a file (see :func:`~txcript.sessions.open_reference`).
     """
     if cwd is not None and not os.path.isdir(cwd):
         raise BadInput(f"--cwd `{scrub(cwd)}` is not a directory")
     target = harnesses.get(with_harness) if with_harness else None
     if target is not None:
         _check_target(target)
-    opened = open_reference(reference, from_harness)
+    opened = open_reference(reference, from_harness, documents=documents)
     interchange = opened.harness.id in INTERCHANGE
     if opened.document is not None:
         if with_harness is None and interchange:

@@ -164,3 +164,22 @@ def test_every_row_fits_the_terminal_and_shows_its_match(
             assert [text for style, text in drawn if "match" in style] == ["zebra"] * 3
     finally:
         index.close()
+
+
+def test_the_pick_continues_even_beside_a_file_named_as_its_id(stores: Path) -> None:
+    """Enter ran ``continue <id>``, whose REF is a file first when one of that name exists:
+    a file in the current directory named as the picked session's id (a Gemini id may be any
+    file name, ``notes.json`` say) was read as the document to continue instead, and the pick
+    failed as malformed, or continued something else. The pick is looked up as a session."""
+    (stores / FIRST).write_text("not a session document\n")
+    process, leader = _spawn(stores)
+    try:
+        _read_until(leader, b"2/2")
+        os.write(leader, b"billing")
+        _read_until(leader, b"1 matches")
+        os.write(leader, b"\r")
+        tail = _drain(leader, process)
+        assert process.wait(20) == 0, tail
+    finally:
+        os.close(leader)
+    assert (stores / "argv").read_text().splitlines() == [f"--resume={FIRST}"]

@@ -12,7 +12,6 @@ import signal
 from datetime import datetime
 from typing import Any
 
-import click
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.buffer import Buffer
@@ -217,7 +216,7 @@ def run_picker(
     origins: frozenset[str],
 ) -> None:
     """Index, pick, then continue the pick exactly as ``txcript continue`` would."""
-    from txcript.cli.writing import continue_command
+    from txcript.cli.writing import continue_and_resume
     from txcript.search import indexed_sessions, open_index, with_fallback
 
     index = open_index()
@@ -231,14 +230,6 @@ def run_picker(
         index.close()
     if picked is None:
         return
-    click.get_current_context().invoke(
-        continue_command,
-        ref=picked.meta_id,
-        with_=with_harness,
-        from_=picked.harness,
-        cwd=None,
-        out=None,
-        no_resume=False,
-        force=False,
-        as_json=False,
+    continue_and_resume(
+        picked.meta_id, with_harness=with_harness, from_harness=picked.harness, documents=False
     )

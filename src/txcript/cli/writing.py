@@ -69,21 +69,50 @@ def continue_command(
       txcript continue "Fix the parser#1-40" --with codex --no-resume
       txcript continue ./session.json --with claude_code --out ./exported
     """
+    continue_and_resume(
+        ref,
+        with_harness=with_,
+        from_harness=from_,
+        cwd=cwd,
+        out=out,
+        resume=not no_resume and out is None,
+        force=force,
+        replace=replace,
+        as_json=as_json,
+    )
+
+
+def continue_and_resume(
+    ref: str,
+    *,
+    with_harness: str | None,
+    from_harness: str | None,
+    cwd: str | None = None,
+    out: str | None = None,
+    resume: bool = True,
+    force: bool = False,
+    replace: bool = False,
+    as_json: bool = False,
+    documents: bool = True,
+) -> None:
+    """``txcript continue``: write the copy, report it, launch the harness (``resume``). The
+    picker calls it with ``documents=False``: its pick is a stored session, whatever file in
+    the current directory happens to have the session's id as its name."""
     from txcript.errors import TxcriptError
     from txcript.launch import launch
     from txcript.operations import continue_session
 
-    resume = not no_resume and out is None
     with progress("writing the copy…"):
         result = continue_session(
             ref,
-            with_harness=with_,
-            from_harness=from_,
+            with_harness=with_harness,
+            from_harness=from_harness,
             cwd=cwd,
             out=out,
             force=force,
             replace=replace,
             launching=resume,
+            documents=documents,
         )
     for note in result.notes:
         click.echo(f"txcript: note: {scrub(note)}", err=True)
