@@ -173,3 +173,22 @@ def test_completion_never_offers_an_id_the_shell_would_run(run_cli: RunCli, tmp_
         [sys.executable, "-m", "txcript"], env=full, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.splitlines() == [f"plain,{plain}"]
+
+
+def test_text_starting_with_a_dash_is_searched_after_double_dash(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """``txcript query --nocapture`` said only "No such option", with no word on how to search
+    for it; the error now shows the ``--`` form, which finds it (a typo of a real option
+    keeps click's "did you mean")."""
+    save_claude(tmp_path / "claude", transcript(SID, [("user", "run it with --nocapture")]))
+    refused = run_cli("query", "--nocapture", env=_env(tmp_path))
+    assert (refused.code, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "txcript: error: No such option '--nocapture'. To search for `--nocapture`, put it "
+        "after `--`: txcript query -- '--nocapture'\n"
+    )
+    found = run_cli("query", "--json", "--", "--nocapture", env=_env(tmp_path))
+    assert [row["id"] for row in json.loads(found.stdout)] == [SID]
+    typo = run_cli("query", "parser", "--jsn", env=_env(tmp_path))
+    assert typo.code == 2 and "Did you mean" in typo.stderr and "put it after" not in typo.stderr

@@ -63,7 +63,25 @@ def _highlight(text: str, spans: tuple[tuple[int, int], ...]) -> list[str | tupl
     return out
 
 
-@click.command("query")
+class _QueryCommand(click.Command):
+    """``query``, whose unknown-option error says how to search for text that starts with
+    ``-`` (``--nocapture``, ``-rf``): after ``--``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if exc.possibilities:  # a typo of an option: click's "did you mean" says it
+                raise
+            name = scrub(exc.option_name)
+            raise click.UsageError(
+                f"{exc.format_message()} To search for `{name}`, put it after `--`: "
+                f"txcript query -- '{name}'",
+                ctx,
+            ) from None
+
+
+@click.command("query", cls=_QueryCommand)
 @click.argument("pattern", required=False)
 @click.option("--from", "from_", multiple=True, metavar="H", help="Only this harness (repeatable).")
 @click.option("--with", "with_", metavar="H", help="Picker: continue the pick in this harness.")
