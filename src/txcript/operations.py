@@ -413,6 +413,13 @@ def _id_shape(target: Harness[Any]) -> str:
 INTERCHANGE = ("simple", "common")
 
 
+def continue_target(name: str) -> Harness[Any]:
+    """The harness ``--with name`` continues into; bad input when it cannot take the copy."""
+    target = harnesses.get(name)
+    _check_target(target)
+    return target
+
+
 def _check_target(target: Harness[Any]) -> None:
     if target.id in INTERCHANGE:
         fmt = "" if target.id == "simple" else " --format common"

@@ -192,3 +192,14 @@ def test_text_starting_with_a_dash_is_searched_after_double_dash(
     assert [row["id"] for row in json.loads(found.stdout)] == [SID]
     typo = run_cli("query", "parser", "--jsn", env=_env(tmp_path))
     assert typo.code == 2 and "Did you mean" in typo.stderr and "put it after" not in typo.stderr
+
+
+def test_the_picker_checks_with_before_it_opens(run_cli: RunCli) -> None:
+    """``--with`` was first looked at when Enter continued the pick: a typo (or a harness that
+    cannot take a copy) let the user search, pick, and only then failed. It is checked before
+    anything else now."""
+    typo = run_cli("query", "--with", "claude_cod")
+    assert (typo.code, typo.stdout) == (2, "")
+    assert typo.stderr.startswith("txcript: error: unknown harness `claude_cod`")
+    document = run_cli("query", "--with", "simple")
+    assert document.code == 2 and "cannot convert to simple" in document.stderr

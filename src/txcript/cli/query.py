@@ -131,6 +131,10 @@ def query_command(
     )
     since_at, until_at = parse_window(since, until)
     if pattern is None:
+        if with_ is not None:  # before the picker, not after the pick
+            from txcript.operations import continue_target
+
+            continue_target(with_)
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise click.UsageError("interactive query needs a terminal (pass a pattern instead)")
         from txcript.cli.picker import run_picker
