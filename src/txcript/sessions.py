@@ -58,7 +58,8 @@ def discover(
     chosen = chosen_harnesses(harness_names)
     found = _discover(chosen, explicit=bool(harness_names), with_model=with_model)
     if cwd is not None:
-        found = [d for d in found if d.cwd is not None and is_under(d.cwd, cwd)]
+        inside = under(cwd)
+        found = [d for d in found if d.cwd is not None and inside(d.cwd)]
     if since is not None:
         found = [d for d in found if d.timestamp >= since]
     if until is not None:
@@ -236,8 +237,23 @@ def _canonical(path: str) -> Path:
 
 def is_under(path: str, directory: str) -> bool:
     """Is ``path`` the directory or inside it? Compared by component, symlinks resolved."""
-    inner, outer = _canonical(path).parts, _canonical(directory).parts
-    return inner[: len(outer)] == outer
+    return under(directory)(path)
+
+
+def under(directory: str) -> Callable[[str], bool]:
+    """:func:`is_under` ``directory``, as a test of one path: the directory is resolved once,
+    and each distinct path once (a store's sessions share a few cwds; resolving costs a
+    system call per component, and a filter runs over every session)."""
+    outer = _canonical(directory).parts
+    seen: dict[str, bool] = {}
+
+    def test(path: str) -> bool:
+        found = seen.get(path)
+        if found is None:
+            found = seen[path] = _canonical(path).parts[: len(outer)] == outer
+        return found
+
+    return test
 
 
 # ------------------------------------------------------------------------------- documents

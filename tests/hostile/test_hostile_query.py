@@ -196,3 +196,31 @@ def test_both_caches_unusable_for_one_reason_warn_once(stores: Path, run_cli: Ru
         "txcript: warning: search cache unavailable (unable to open database file); "
         "running without it"
     ]
+
+
+def test_a_cwd_filter_resolves_each_distinct_path_once(
+    stores: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--cwd`` (which the shell binding always passes) resolved the directory and the
+    session's cwd again for every session, a system call per path component each: 0.4 s for
+    12 000 sessions before a query began. The directory is resolved once, and each distinct
+    cwd once."""
+    import txcript.sessions as sessions_module
+
+    for n in range(6):
+        sid = f"{n:08d}-1111-4111-8111-111111111111"
+        save_claude(stores / "claude", transcript(sid, [("user", "fix the parser")], day=n))
+    assert len(find("parser", cwd="/work/acme", limit=100)) == 6  # (built: the index is warm)
+    real = sessions_module._canonical
+    resolved: list[str] = []
+
+    def counted(path: str) -> Path:
+        resolved.append(path)
+        return real(path)
+
+    monkeypatch.setattr(sessions_module, "_canonical", counted)
+    assert len(find("parser", cwd="/work/acme", limit=100)) == 6
+    assert sorted(resolved) == ["/work/acme", "/work/acme"]  # the directory, the one cwd
+    resolved.clear()
+    assert len(sessions_module.discover(cwd="/work")) == 6
+    assert sorted(resolved) == ["/work", "/work/acme"]

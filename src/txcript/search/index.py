@@ -573,9 +573,10 @@ class Index:
             if type(started) is not int or not (held_cwd is None or isinstance(held_cwd, str)):
                 raise sqlite3.DatabaseError("search index session row of the wrong type")
         if cwd is not None:
-            from txcript.sessions import is_under
+            from txcript.sessions import under
 
-            rows = [row for row in rows if row[2] is not None and is_under(row[2], cwd)]
+            inside = under(cwd)
+            rows = [row for row in rows if row[2] is not None and inside(row[2])]
         docs = [doc for doc, _, _ in rows]
         starts = [started for _, started, _ in rows]
         if len(set(starts)) < len(starts):
