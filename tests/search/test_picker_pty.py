@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import sqlite3
 import subprocess
 import sys
 import termios
@@ -183,3 +184,27 @@ def test_the_pick_continues_even_beside_a_file_named_as_its_id(stores: Path) -> 
     finally:
         os.close(leader)
     assert (stores / "argv").read_text().splitlines() == [f"--resume={FIRST}"]
+
+
+def test_damage_met_while_typing_goes_on_with_one_warning(stores: Path) -> None:
+    """The picker reads the index as the user types, long after opening it, and met damage
+    there with no fallback: prompt_toolkit printed the DatabaseError's traceback over the
+    screen and waited for Enter. Like ``txcript query``, it now goes on over an index built
+    again, and the one warning is printed once the screen is left."""
+    process, leader = _spawn(stores)
+    try:
+        _read_until(leader, b"2/2")
+        conn = sqlite3.connect(stores / "cache" / "search.sqlite3")
+        conn.execute("UPDATE body SET said = x'00112233'")  # no zstd frame: the parts are lost
+        conn.commit()
+        conn.close()
+        os.write(leader, b"billing")
+        _read_until(leader, b"1 matches")
+        os.write(leader, b"\x1b")
+        tail = _drain(leader, process)
+        assert process.wait(20) == 0, tail
+    finally:
+        os.close(leader)
+    assert b"Traceback" not in tail
+    left = tail.rindex(b"\x1b[?1049l")
+    assert tail[left:].count(b"txcript: warning: search cache damaged") == 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import signal
+import warnings
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +25,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
 from txcript.cli.output import pad
+from txcript.diagnostics import give_again
 from txcript.harnesses.base import Discovered
 from txcript.shared.text import scrub
 
@@ -37,24 +40,50 @@ _STYLE = Style.from_dict(
 
 
 class _Picker:
-    def __init__(self, sessions: list[Discovered], index: Any, origins: frozenset[str]) -> None:
+    def __init__(
+        self,
+        sessions: list[Discovered],
+        index: Any,
+        origins: frozenset[str],
+        reindex: Callable[[Any], list[Discovered]] | None = None,
+    ) -> None:
         self.sessions = sessions
         self.index = index
         self.origins = origins
+        #: Brings a fallback index up to date and lists the sessions again (see :meth:`_search`).
+        self.reindex = reindex
+        #: Warnings met while the picker owns the screen, shown once it is gone.
+        self.warnings: list[warnings.WarningMessage] = []
         self.selected = 0
         self.rows: list[tuple[Discovered, Any]] = []
         self.summary = ""
 
     def refresh(self, text: str, height: int) -> None:
-        from txcript.search import search
-
         visible = max(1, height)
         if not text.strip():
             self.rows = [(s, None) for s in self.sessions[:visible]]
             self.summary = f"{len(self.rows)}/{len(self.sessions)}"
         else:
-            matches = search(
-                self.index,
+            matches = self._search(text, visible)
+            hits = [(m.session, h, m.score, rank) for rank, m in enumerate(matches) for h in m.hits]
+            hits.sort(key=lambda item: (-item[1].score, item[3]))
+            self.rows = [(session, hit) for session, hit, _, _ in hits[:visible]]
+            full = "+" if len(self.rows) >= visible else ""
+            self.summary = f"{len(self.rows)}{full} matches"
+        self.selected = min(self.selected, max(0, len(self.rows) - 1))
+
+    def _search(self, text: str, visible: int) -> list[Any]:
+        """The matches for ``text``. The index is read as the user types, long after it was
+        opened: damage met then (a part that does not decode, tables another txcript dropped)
+        goes on as ``txcript query`` does, on a new or in-memory index built again, with one
+        warning, instead of a traceback over the picker."""
+        from txcript.search import search, with_fallback
+
+        def run(index: Any) -> list[Any]:
+            if index is not self.index and self.reindex is not None:
+                self.sessions = self.reindex(index)
+            return search(
+                index,
                 self.sessions,
                 text,
                 origins=self.origins,
@@ -62,12 +91,12 @@ class _Picker:
                 hits_per_session=visible,
                 scan_limit=SCAN_LIMIT,
             )
-            hits = [(m.session, h, m.score, rank) for rank, m in enumerate(matches) for h in m.hits]
-            hits.sort(key=lambda item: (-item[1].score, item[3]))
-            self.rows = [(session, hit) for session, hit, _, _ in hits[:visible]]
-            full = "+" if len(self.rows) >= visible else ""
-            self.summary = f"{len(self.rows)}{full} matches"
-        self.selected = min(self.selected, max(0, len(self.rows) - 1))
+
+        with warnings.catch_warnings(record=True) as caught:  # (stderr is the picker's screen)
+            warnings.simplefilter("always")
+            matches, self.index = with_fallback(self.index, run)
+        self.warnings += caught
+        return matches
 
     def render(self, width: int) -> StyleAndTextTuples:
         out: StyleAndTextTuples = [("class:dim", self.summary + "\n")]
@@ -135,9 +164,8 @@ def _fitted(line: str, spans: Any, width: int) -> list[tuple[str, bool]]:
     return [run for run in runs if run[0]]
 
 
-def pick(sessions: list[Discovered], index: Any, origins: frozenset[str]) -> Discovered | None:
+def pick(state: _Picker) -> Discovered | None:
     """Run the picker; the chosen session, or None when cancelled (Esc, ctrl-c, SIGTERM)."""
-    state = _Picker(sessions, index, origins)
     query = Buffer(multiline=False)
     keys = KeyBindings()
 
@@ -219,15 +247,20 @@ def run_picker(
     from txcript.cli.writing import continue_and_resume
     from txcript.search import indexed_sessions, open_index, with_fallback
 
+    def listed(held: Any) -> list[Discovered]:
+        return indexed_sessions(held, harness_names, cwd=cwd, since=since, until=until)
+
     index = open_index()
     try:
-        chosen, index = with_fallback(
-            index,
-            lambda held: indexed_sessions(held, harness_names, cwd=cwd, since=since, until=until),
-        )
-        picked = pick(chosen, index, origins)
+        chosen, index = with_fallback(index, listed)
+        state = _Picker(chosen, index, origins, listed)
+        try:
+            picked = pick(state)
+        finally:
+            index = state.index
     finally:
         index.close()
+    give_again(state.warnings)
     if picked is None:
         return
     continue_and_resume(
