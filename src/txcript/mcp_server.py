@@ -4,7 +4,8 @@ Three read-only tools, for agents that want past sessions as context:
 
 * ``list_sessions`` ``{from?, cwd?, limit?, offset?}`` → ``{total, offset, sessions: [Summary]}``;
 * ``search_sessions`` ``{pattern, from?, cwd?}`` → ``{matches: [{session, score, hits}]}`` (at most
-  20 sessions, 3 hits each, tool output excluded, as the CLI one-shot);
+  20 sessions, 3 hits each, tool output excluded, as the CLI one-shot; a hit's line is cut to
+  :data:`HIT_WIDTH` characters around its match);
 * ``read_session`` ``{id, from?}`` → the ``view`` text of a session or ``#range``, within a read
   budget of :data:`READ_BUDGET` bytes; a larger read is refused with ranges that fit.
   The id names a stored session (id, id prefix or title), never a file or stdin.
@@ -25,6 +26,9 @@ READ_BUDGET = 100_000
 _SEARCH_LIMIT = 20
 _SEARCH_HITS = 3
 _MAX_SUGGESTED = 12
+#: A hit's line is cut to this many characters around its match: one minified file or log line
+#: (a single line of megabytes) would otherwise fill the agent's context from one search.
+HIT_WIDTH = 500
 
 INSTRUCTIONS = (
     "Use list_sessions to browse local coding-agent sessions (page with limit/offset), "
@@ -95,7 +99,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 _TITLES = {
     "list_sessions": ("List sessions", "Local coding-agent sessions, newest first."),
-    "search_sessions": ("Search sessions", "Find sessions by what was said in them."),
+    "search_sessions": (
+        "Search sessions",
+        "Find sessions by what was said in them (hit lines are cut to 500 characters around "
+        "the match; read_session has the whole text).",
+    ),
     "read_session": ("Read session", "A session (or #range) as compact, readable text."),
 }
 
@@ -151,6 +159,7 @@ def list_sessions(args: ListArgs) -> dict[str, Any]:
 
 def search_sessions(args: SearchArgs) -> dict[str, Any]:
     from txcript.search import find
+    from txcript.shared.text import excerpt
 
     matches = find(
         args.pattern,
@@ -172,7 +181,7 @@ def search_sessions(args: SearchArgs) -> dict[str, Any]:
                         },
                         "block": h.block,
                         "origin": h.origin,
-                        "line": h.line,
+                        "line": excerpt(h.line, h.highlights, HIT_WIDTH),
                         "score": h.score,
                     }
                     for h in m.hits

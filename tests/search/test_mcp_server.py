@@ -199,3 +199,26 @@ def test_read_session_never_opens_a_file_nor_stdin(stores: Path) -> None:
         (INVALID_PARAMS, f"no local session matches `{name}` (try `txcript list`)")
         for name in (str(document), str(document), "-", str(stores / "fifo"))
     ]
+
+
+def test_a_hit_in_a_huge_line_comes_back_as_an_excerpt(tmp_path: Path) -> None:
+    """A hit's line went back whole: a match in one line of 1.5 MB (a minified file, a log
+    pasted into the chat) put 1.5 MB into the agent's context from one search, fifteen times
+    the read budget. The line is cut to 500 characters around its match; short lines are
+    whole."""
+    huge = " ".join(f"w{i}" for i in range(50_000)) + " needle " + "v" * 5000
+    save_claude(
+        tmp_path / "claude",
+        transcript(SMALL, [("user", huge), ("assistant", "needle short")], title="huge"),
+    )
+
+    async def body(client: ClientSession) -> Any:
+        return (
+            await client.call_tool("search_sessions", {"pattern": "'needle"})
+        ).structured_content
+
+    (match,) = _session(tmp_path, body)["matches"]
+    lines = [hit["line"] for hit in match["hits"]]
+    assert lines[1] == "needle short"
+    assert len(lines[0]) == 500 and lines[0].startswith("…") and lines[0].endswith("…")
+    assert " needle " in lines[0]

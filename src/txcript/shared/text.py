@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 # ECMA-48 sequences, 7-bit (ESC-introduced) and 8-bit (C1) forms. A string sequence (OSC, DCS,
 # SOS, PM, APC) ends at ST (ESC \ or U+009C) or, for OSC as xterm allows, at BEL. One that never
@@ -68,3 +69,19 @@ def scrub_block(text: str) -> str:
 def shown(value: str) -> str:
     """An id or key as it appears in an error: control and non-ASCII characters escaped."""
     return value.encode("unicode_escape").decode("ascii")
+
+
+def excerpt(text: str, spans: Sequence[tuple[int, int]], width: int) -> str:
+    """At most ``width`` characters of ``text`` (a search hit's line), around the first of
+    ``spans`` (its highlights, character offsets): from the line's start when that match fits,
+    else from a quarter of ``width`` before it; ``…`` marks each end that was cut."""
+    if len(text) <= width:
+        return text
+    start = 0
+    if spans and spans[0][1] > width - 1:
+        start = min(max(0, spans[0][0] - width // 4), len(text) - (width - 1))
+    lead = "…" if start > 0 else ""
+    room = width - len(lead)
+    if start + room >= len(text):
+        return lead + text[start:]
+    return lead + text[start : start + room - 1] + "…"
