@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from searchfixtures import save_claude, transcript
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the picker needs a Unix terminal")
@@ -208,3 +210,30 @@ def test_damage_met_while_typing_goes_on_with_one_warning(stores: Path) -> None:
     assert b"Traceback" not in tail
     left = tail.rindex(b"\x1b[?1049l")
     assert tail[left:].count(b"txcript: warning: search cache damaged") == 1
+
+
+@given(
+    st.text(alphabet="ab 数é\x1b[3m🎉\t\u0301", max_size=80),
+    st.integers(min_value=0, max_value=80),
+    st.integers(min_value=1, max_value=6),
+    st.integers(min_value=0, max_value=40),
+)
+def test_a_fitted_hit_line_fits_and_shows_a_match_that_fits(
+    text: str, at: int, length: int, width: int
+) -> None:
+    """A row's hit line never takes more cells than it is given (a cut of a width under three
+    once gave "……"), and a match narrower than half of them is shown whole (one ending on the
+    last cell once lost its last character to the cut's "…")."""
+    from prompt_toolkit.utils import get_cwidth
+
+    from txcript.cli.picker import _fitted
+    from txcript.shared.text import scrub
+
+    at = min(at, len(text))
+    end = min(at + length, len(text))
+    runs = _fitted(text, ((at, end),) if at < end else (), width)
+    assert get_cwidth("".join(part for part, _ in runs)) <= width
+    matched = "".join(part for part, is_match in runs if is_match)
+    target = scrub(text, keep_offsets=True)[at:end]
+    if width >= 3 and at < end and get_cwidth(target) + 2 <= width // 2:
+        assert matched == target

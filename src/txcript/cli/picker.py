@@ -133,7 +133,9 @@ def _fitted(line: str, spans: Any, width: int) -> list[tuple[str, bool]]:
     shown = scrub(line, keep_offsets=True)
     marks = sorted((max(0, a), min(b, len(shown))) for a, b in spans if a < min(b, len(shown)))
     begin, lead = 0, ""
-    if marks and get_cwidth(shown[: marks[0][1]]) > width:
+    # (Text after the match takes a cell for the "…" of the cut.)
+    fits = width if marks and marks[0][1] == len(shown) else width - 1
+    if marks and width >= 3 and get_cwidth(shown[: marks[0][1]]) > fits:
         # Room for the match, "…" on both sides, and up to half what is left before it.
         first = get_cwidth(shown[marks[0][0] : marks[0][1]])
         context = min(_CONTEXT, max(0, (width - 2 - first) // 2))
