@@ -41,6 +41,22 @@ def test_escaped_space_keeps_one_atom() -> None:
     assert matches("'a\\ b", "x a b y") and not matches("'a\\ b", "a x b")
 
 
+def test_a_backslash_makes_an_operator_character_plain_text() -> None:
+    """Every backslash was dropped with the character after it kept, so `\\!x` became the
+    negation `!x`, and `\\!`, `\\'` or `\\^` alone became an empty atom: a pattern that
+    matched every session. As in nucleo, a backslash before a leading `!`, `'` or `^`, or a
+    trailing `$`, makes it plain text; any other backslash is text itself."""
+    assert matches("\\!important", "mark it !important") and not matches("\\!important", "x")
+    assert matches("'!important", "a !important b") and not matches("'!important", "important")
+    assert matches("\\^caret", "a ^caret") and not matches("\\^caret", "caret first")
+    assert matches("\\'quoted", "it's 'quoted'") and not matches("\\'quoted", "quoted")
+    assert matches("cost\\$", "the cost$ here") and not matches("cost\\$", "the cost")
+    assert matches("!\\!x y", "y") and not matches("!\\!x y", "y !x")
+    for alone in ("\\!", "\\'", "\\^"):
+        assert [(a.kind, a.text) for a in Pattern(alone).atoms] == [("fuzzy", alone[1])]
+    assert matches("'C:\\Users", "at C:\\Users\\me") and not matches("'C:\\Users", "C:Users")
+
+
 def test_smart_case() -> None:
     assert matches("parser", "The PARSER broke")
     assert not matches("Parser", "the parser broke")

@@ -3,6 +3,7 @@
 * The pattern is split on spaces into **atoms** (``\\ `` keeps a space inside an atom). A plain
   atom is a **fuzzy** subsequence match; ``'word`` an exact substring; ``^word`` a prefix of the
   line; ``word$`` a suffix; ``!word`` (also ``!^word``, ``!word$``) a line that must NOT match.
+  A backslash before a leading ``!``, ``'`` or ``^``, or a trailing ``$``, makes it plain text.
 * **Smart case**: case-insensitive unless the pattern holds an uppercase character.
   **Diacritics are folded** for fuzzy atoms (``cafe`` finds ``café``).
 * **Score**: each positive atom scores up to :data:`ATOM_MAX` (an exact, prefix or suffix match
@@ -70,36 +71,50 @@ class Atom(msgspec.Struct, frozen=True, gc=False):
 
 
 def _split_atoms(pattern: str) -> list[str]:
-    atoms, current, escaped = [], [], False
-    for ch in pattern:
-        if escaped:
-            current.append(ch)
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == " ":
+    """The pattern's atoms: split on spaces, but not on one after a backslash (``\\ ``
+    stands for the space). Any other backslash stays, for :func:`_atom` to read."""
+    atoms: list[str] = []
+    current: list[str] = []
+    at = 0
+    while at < len(pattern):
+        ch = pattern[at]
+        if ch == "\\" and pattern[at + 1 : at + 2] == " ":
+            current.append(" ")
+            at += 2
+            continue
+        if ch == " ":
             if current:
                 atoms.append("".join(current))
                 current = []
         else:
             current.append(ch)
-    if escaped:
-        current.append("\\")
+        at += 1
     if current:
         atoms.append("".join(current))
     return atoms
 
 
 def _atom(raw: str) -> Atom | None:
+    """One atom. A backslash before its leading ``!``, ``'`` or ``^``, or before its trailing
+    ``$``, makes that character plain text, as in fzf and nucleo (``\\!important`` looks for
+    ``!important``); any other backslash is plain text itself."""
     negated = raw.startswith("!")
     body = raw[1:] if negated else raw
-    if body.startswith("'"):
+    plain_head = body[:1] == "\\" and body[1:2] in ("!", "'", "^")
+    if plain_head:
+        body = body[1:]
+    plain_tail = body.endswith("\\$")
+    if plain_tail:
+        body = body[:-2] + "$"
+    prefix = not plain_head and body.startswith("^")
+    suffix = not plain_tail and body.endswith("$") and len(body) > 1
+    if not plain_head and body.startswith("'"):
         kind, body = "exact", body[1:]
-    elif body.startswith("^") and body.endswith("$") and len(body) > 1:
+    elif prefix and suffix:
         kind, body = "line", body[1:-1]
-    elif body.startswith("^"):
+    elif prefix:
         kind, body = "prefix", body[1:]
-    elif body.endswith("$") and len(body) > 1:
+    elif suffix:
         kind, body = "suffix", body[:-1]
     else:
         kind = "exact" if negated else "fuzzy"
