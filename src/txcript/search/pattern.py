@@ -165,6 +165,16 @@ class Pattern:
         return [a for a in self.positive if a.kind != "fuzzy" and a.text.isascii()]
 
     def match(self, line: str) -> LineMatch | None:
+        spans: list[tuple[int, int]] = []
+        score = self._scored(line, spans)
+        return None if score is None else LineMatch(score, _merge(spans))
+
+    def score(self, line: str) -> int | None:
+        """``match(line).score``, without the highlights: for ranking many lines, of which
+        only the few shown need them (a gapped match's spans cost as much as its score)."""
+        return self._scored(line, None)
+
+    def _scored(self, line: str, spans: list[tuple[int, int]] | None) -> int | None:
         if not self.atoms:
             return None
         cased = self.case_form(line)
@@ -172,25 +182,25 @@ class Pattern:
             if _plain(atom, cased, self.case_form(atom.text)) is not None:
                 return None
         score = 0
-        spans: list[tuple[int, int]] = []
         for atom in self._checked:
             if atom.kind == "fuzzy":
-                found = _fuzzy(self.fuzzy_form(atom.text), self.fuzzy_form(line))
+                found = _fuzzy(self.fuzzy_form(atom.text), self.fuzzy_form(line), spans is not None)
             else:
                 found = _plain(atom, cased, self.case_form(atom.text))
             if found is None:
                 return None
-            atom_score, atom_spans = found
-            score += atom_score
-            spans.extend(atom_spans)
+            score += found[0]
+            if spans is not None:
+                spans.extend(found[1])
         score = min(score, _FUZZY_CAP)
         if self.literal:
             literal = self.case_form(self.literal)
             at = cased.find(literal)
             if at >= 0:
                 score += LITERAL_BONUS
-                spans = [(at, at + len(literal))]
-        return LineMatch(score, _merge(spans))
+                if spans is not None:
+                    spans[:] = [(at, at + len(literal))]
+        return score
 
 
 def holds(atom: Atom, line: str, needle: str) -> bool:
@@ -217,7 +227,9 @@ def _plain(atom: Atom, line: str, needle: str) -> tuple[int, list[tuple[int, int
     return None if at < 0 else (ATOM_MAX, [(at, at + len(needle))])
 
 
-def _fuzzy(needle: str, line: str) -> tuple[int, list[tuple[int, int]]] | None:
+def _fuzzy(
+    needle: str, line: str, with_spans: bool = True
+) -> tuple[int, list[tuple[int, int]]] | None:
     at = line.find(needle)
     if at >= 0:  # contiguous: the maximum, without aligning anything
         return ATOM_MAX, [(at, at + len(needle))]
@@ -229,7 +241,7 @@ def _fuzzy(needle: str, line: str) -> tuple[int, list[tuple[int, int]]] | None:
         return None
     aligned = fuzz.partial_ratio_alignment(needle, line)
     score = int(aligned.score * (ATOM_MAX - 1) / 100) if aligned else 0
-    return score, _subsequence_spans(needle, line)
+    return score, _subsequence_spans(needle, line) if with_spans else []
 
 
 def _subsequence_spans(needle: str, line: str) -> list[tuple[int, int]]:

@@ -155,6 +155,22 @@ class _Lines:
                     out.append(_hit(part, line, found))
         return out
 
+    def best(self, doc: int, parts: Sequence[int]) -> int:
+        """The best score of a matching line of the doc's ``parts`` (-1: none), without
+        building hits or their highlights."""
+        top = -1
+        score = self.pattern.score
+        for part_id in parts:
+            part = self.index.part(doc, part_id)
+            if part is None:
+                continue
+            texts = part.texts
+            for line in self.possible(part):
+                found = score(texts[line])
+                if found is not None and found > top:
+                    top = found
+        return top
+
     def reaching(
         self, doc: int, parts: Sequence[int], needles: Sequence[str], score: int, keep: int
     ) -> list[Scored]:
@@ -313,8 +329,7 @@ def search(
             for doc in run:
                 done = scored_parts.get(doc, ())
                 rest = [p for p in (lines.parts if held is None else held[doc]) if p not in done]
-                scored = lines.scored(doc, rest, None) if rest else []
-                top = max(scored_best(scored) if scored else -1, below.get(doc, -1))
+                top = max(lines.best(doc, rest) if rest else -1, below.get(doc, -1))
                 if top >= 0:
                     best[doc] = top
             index.forget_fetched()
