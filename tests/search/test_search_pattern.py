@@ -102,3 +102,17 @@ def test_folding_a_whole_part_folds_each_of_its_lines(lines: list[str]) -> None:
 def test_folding_a_whole_part_edge_cases() -> None:
     text = "ΟΔΟΣ\nCafé İstanbul\n한국\nplain"
     assert fold_lines(text) == "\n".join(fold(line) for line in text.split("\n"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pattern=st.lists(
+        st.sampled_from(["auth", "tstprs", "'bug", "^the", "fix$", "!x", "Café", "a", "ĳ"]),
+        min_size=1,
+        max_size=3,
+    ).map(" ".join),
+    line=st.text(alphabet="authe bugfixtsprcafé ĳ'^$!", max_size=40),
+)
+def test_score_is_the_score_of_match_without_its_highlights(pattern: str, line: str) -> None:
+    found = Pattern(pattern).match(line)
+    assert Pattern(pattern).score(line) == (None if found is None else found.score)
