@@ -169,6 +169,13 @@ class Pattern:
         score = self._scored(line, spans)
         return None if score is None else LineMatch(score, _merge(spans))
 
+    def lone_fuzzy(self) -> str | None:
+        """The text of the pattern's one atom, in fuzzy form, when it is a pattern of one
+        fuzzy atom and nothing else (a line's score is then the atom's); else None."""
+        if len(self.atoms) == 1 and self.atoms[0].kind == "fuzzy" and not self.negative:
+            return self.fuzzy_form(self.atoms[0].text)
+        return None
+
     def score(self, line: str) -> int | None:
         """``match(line).score``, without the highlights: for ranking many lines, of which
         only the few shown need them (a gapped match's spans cost as much as its score)."""
@@ -227,6 +234,11 @@ def _plain(atom: Atom, line: str, needle: str) -> tuple[int, list[tuple[int, int
     return None if at < 0 else (ATOM_MAX, [(at, at + len(needle))])
 
 
+def gapped_score(ratio: float) -> int:
+    """A fuzzy atom's score for a gapped match of partial-ratio similarity ``ratio`` (0–100)."""
+    return int(ratio * (ATOM_MAX - 1) / 100)
+
+
 def _fuzzy(
     needle: str, line: str, with_spans: bool = True
 ) -> tuple[int, list[tuple[int, int]]] | None:
@@ -240,7 +252,7 @@ def _fuzzy(
     if len(needle) > len(line) or LCSseq.similarity(needle, line) < len(needle):
         return None
     aligned = fuzz.partial_ratio_alignment(needle, line)
-    score = int(aligned.score * (ATOM_MAX - 1) / 100) if aligned else 0
+    score = gapped_score(aligned.score) if aligned else 0
     return score, _subsequence_spans(needle, line) if with_spans else []
 
 

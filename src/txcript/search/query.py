@@ -38,7 +38,15 @@ from txcript.harnesses.base import Discovered
 from txcript.search.index import Index, Ranked, parts_for, session_key
 from txcript.search.lines import DEFAULT_ORIGINS
 from txcript.search.parts import ORIGIN_CODE, Part, pinned
-from txcript.search.pattern import ATOM_MAX, LITERAL_BONUS, LineMatch, Pattern, fold, holds
+from txcript.search.pattern import (
+    ATOM_MAX,
+    LITERAL_BONUS,
+    LineMatch,
+    Pattern,
+    fold,
+    gapped_score,
+    holds,
+)
 
 #: Trigram narrowing needs at least this many characters per needle.
 _MIN_NEEDLE = 3
@@ -83,6 +91,7 @@ class _Lines:
         self.pattern = pattern
         self.codes = frozenset(ORIGIN_CODE[o] for o in origins)
         self.parts = parts_for(origins)
+        self._lone_fuzzy = pattern.lone_fuzzy()
 
     def _wanted(self, part: Part, lines: Iterable[int]) -> list[int]:
         codes = self.codes
@@ -164,12 +173,41 @@ class _Lines:
             part = self.index.part(doc, part_id)
             if part is None:
                 continue
+            lines = self.possible(part)
+            if not lines:
+                continue
+            gapped = self._gapped_best(part, lines)
+            if gapped is not None:
+                top = max(top, gapped)
+                continue
             texts = part.texts
-            for line in self.possible(part):
+            for line in lines:
                 found = score(texts[line])
                 if found is not None and found > top:
                     top = found
         return top
+
+    def _gapped_best(self, part: Part, lines: list[int]) -> int | None:
+        """For a pattern of one fuzzy atom, in a part where no line holds it contiguously
+        nor the pattern literally, every line of ``lines`` (each holds the atom as a
+        subsequence) scores its partial ratio: the best of them, all scored by rapidfuzz at
+        once. None when that shortcut does not hold."""
+        needle = self._lone_fuzzy
+        if needle is None:
+            return None
+        pattern = self.pattern
+        exact = pattern.case_sensitive
+        literal = pattern.case_form(pattern.literal)
+        if exact:
+            if needle in part.joined or literal in part.joined:
+                return None
+        elif needle in part.folded_joined or part.holds_lowered(literal):
+            return None
+        from rapidfuzz import fuzz, process
+
+        texts = part.texts if exact else part.folded
+        found = process.extractOne(needle, [texts[n] for n in lines], scorer=fuzz.partial_ratio)
+        return None if found is None else gapped_score(found[1])
 
     def reaching(
         self, doc: int, parts: Sequence[int], needles: Sequence[str], score: int, keep: int
