@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             "zqxj",
             "'ECONNRESET retry",
             "qqq 'rollback",
+            "tstprs",
         ],
         help="More patterns timed in-process (reported as [ms, matches]).",
     )
