@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from cli_helpers import claude_session, run_on_pty
 from conftest import RunCli
@@ -77,3 +82,27 @@ def test_progress_shows_on_a_terminal_and_never_in_a_pipe(run_cli: RunCli, tmp_p
     assert code == 0 and "writing the copy…".encode() in out
     piped = run_cli(*args, env=env)
     assert piped.code == 0 and "writing the copy" not in piped.stderr + piped.stdout
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "args", [("--version",), ("list", "--help"), ("query", "anything", "--json")]
+)
+def test_output_to_a_full_disk_is_a_one_line_failure(
+    args: tuple[str, ...], isolated_home: Path
+) -> None:
+    """Every command writing to a full disk (stdout redirected to /dev/full here) said
+    "internal error: OSError: [Errno 28] …": a failed operation taken for a bug. It is now one
+    line naming what could not be written, exit 1, and nothing more at exit."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "txcript", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "TXCRIPT_CACHE_DIR": str(isolated_home / "cache")},
+            timeout=60,
+            check=False,
+        )
+    stderr = done.stderr.decode()
+    assert done.returncode == 1, stderr
+    assert stderr == "txcript: error: cannot write the output: No space left on device\n"

@@ -10,6 +10,7 @@ failed operation; ``TXCRIPT_DEBUG=1`` shows the traceback instead.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -98,6 +99,10 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def _internal_error(exc: Exception) -> NoReturn:
+    _fail(f"internal error: {type(exc).__name__}: {exc} (set TXCRIPT_DEBUG=1 for details)", 1)
+
+
 def _short_usage() -> NoReturn:
     """``txcript`` alone: a few lines of usage on stderr, exit 2 (it is not a request for help)."""
     click.echo(
@@ -170,8 +175,17 @@ def main(argv: list[str] | None = None) -> None:
             "limits are in docs/security.md)",
             1,
         )
+    except OSError as exc:
+        if debug:
+            raise
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            _internal_error(exc)
+        # A full disk (stdout redirected to one, say) is a failed operation, not a bug; what
+        # stdout still buffers could only fail again at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _fail(f"cannot write {exc.filename or 'the output'}: {exc.strerror}", 1)
     except Exception as exc:
         if debug:
             raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set TXCRIPT_DEBUG=1 for details)", 1)
+        _internal_error(exc)
     sys.exit(code if isinstance(code, int) else 0)
