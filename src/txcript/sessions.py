@@ -21,7 +21,7 @@ import msgspec
 
 from txcript import harnesses
 from txcript.diagnostics import give_again, noticed, warn
-from txcript.errors import BadInput, StoreError, TxcriptError
+from txcript.errors import BadInput, StoreError, TxcriptError, UnknownHarness
 from txcript.fragment import (
     RangeRequest,
     Span,
@@ -68,13 +68,26 @@ def discover(
 
 
 def chosen_harnesses(harness_names: Sequence[str]) -> list[Harness[Any]]:
+    """The harnesses named (every one with a store when none is); an unknown name, or one
+    with no store, is bad input that names the harnesses that have one."""
     if not harness_names:
         return harnesses.with_stores()
-    chosen = [harnesses.get(name) for name in harness_names]
-    for harness in chosen:
+    chosen = []
+    for name in harness_names:
+        try:
+            harness = harnesses.get(name)
+        except UnknownHarness:
+            raise UnknownHarness(name, _store_ids()) from None
         if not harness.has_store:
-            raise BadInput(f"{harness.id} has no store to list")
+            raise BadInput(
+                f"{harness.id} has no store to list; harnesses with one: {', '.join(_store_ids())}"
+            )
+        chosen.append(harness)
     return chosen
+
+
+def _store_ids() -> list[str]:
+    return [harness.id for harness in harnesses.with_stores()]
 
 
 def existing_root(harness: Harness[Any]) -> Path | None:

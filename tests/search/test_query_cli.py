@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from searchfixtures import save_claude, transcript
 
 from conftest import RunCli
@@ -203,3 +204,21 @@ def test_the_picker_checks_with_before_it_opens(run_cli: RunCli) -> None:
     assert typo.stderr.startswith("txcript: error: unknown harness `claude_cod`")
     document = run_cli("query", "--with", "simple")
     assert document.code == 2 and "cannot convert to simple" in document.stderr
+
+
+@pytest.mark.parametrize("command", [("query", "x"), ("list",)])
+def test_an_unknown_or_storeless_harness_names_the_ones_with_a_store(
+    run_cli: RunCli, command: tuple[str, ...]
+) -> None:
+    """`--from nope` listed every harness id, `simple` and `common` among them, which these
+    commands then refuse ("simple has no store to list"). Both errors name only the harnesses
+    that have a store."""
+    stores = "cursor_desktop, cursor, cursor_transcripts, claude_code, codex, opencode, gemini"
+    unknown = run_cli(*command, "--from", "nope")
+    assert (unknown.code, unknown.stdout) == (2, "")
+    assert unknown.stderr == f"txcript: error: unknown harness `nope`; expected one of: {stores}\n"
+    storeless = run_cli(*command, "--from", "simple")
+    assert (storeless.code, storeless.stdout) == (2, "")
+    assert storeless.stderr == (
+        f"txcript: error: simple has no store to list; harnesses with one: {stores}\n"
+    )
