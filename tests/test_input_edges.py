@@ -106,3 +106,13 @@ def test_output_to_a_full_disk_is_a_one_line_failure(
     stderr = done.stderr.decode()
     assert done.returncode == 1, stderr
     assert stderr == "txcript: error: cannot write the output: No space left on device\n"
+
+
+def test_a_usage_error_listing_choices_is_one_evenly_spaced_line(run_cli: RunCli) -> None:
+    """click indents the choices it lists on a line of their own; joining its lines kept the
+    indent ("Choose from:  bash,  zsh,  fish")."""
+    done = run_cli("completion")
+    assert done.code == 2 and done.stdout == ""
+    assert done.stderr == (
+        "txcript: error: Missing argument '{bash|zsh|fish}'. Choose from: bash, zsh, fish\n"
+    )

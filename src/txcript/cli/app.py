@@ -99,6 +99,12 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def _one_line(message: str) -> str:
+    """A click message on one line: each line break, with the indent around it, one space
+    (click indents its lists of choices)."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
 def _internal_error(exc: Exception) -> NoReturn:
     _fail(f"internal error: {type(exc).__name__}: {exc} (set TXCRIPT_DEBUG=1 for details)", 1)
 
@@ -150,9 +156,9 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         sys.exit(0)
     except click.UsageError as exc:
-        _fail(exc.format_message().replace("\n", " "), 2)
+        _fail(_one_line(exc.format_message()), 2)
     except click.ClickException as exc:
-        _fail(exc.format_message().replace("\n", " "), exc.exit_code or 1)
+        _fail(_one_line(exc.format_message()), exc.exit_code or 1)
     except click.exceptions.Abort:
         _fail("aborted", 130)
     except TxcriptError as exc:
