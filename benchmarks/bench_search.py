@@ -11,7 +11,10 @@ b) **warm query after one change**: ``txcript query PATTERN --json`` as a subpro
    ``python -c 'import txcript.cli'`` (the interpreter and import cost every command pays),
    run right after each query, so both see the machine in the same state (wall and CPU).
    Target < 150 ms. The human form (``query PATTERN``, plain text into the pipe) is timed in
-   the same rounds.
+   the same rounds, and so are the floors under the import floor and above it: ``python -c
+   pass``; the import and the libraries any query needs (msgspec, sqlite3, zstandard); and
+   those with ``txcript.model`` and one ``stat`` per Claude file, which a query of these
+   stores cannot avoid.
 c) **in-process query over the warm index**: :func:`txcript.search.search` alone, over the
    sessions the index holds (:meth:`txcript.search.Index.ranked`, as ``find`` searches). Target
    < 50 ms. Also timed in-process: what (b) does past interpreter start-up and imports
@@ -188,12 +191,26 @@ def main(argv: list[str] | None = None) -> int:
     warm: list[Run] = []
     human: list[Run] = []
     imports: list[Run] = []
+    libraries = "import txcript.cli, msgspec, sqlite3, zstandard"
+    walk = (
+        f"{libraries}, txcript.model, os\n"
+        f"for d in os.scandir({str(claude / 'projects')!r}):\n"
+        "    for f in os.scandir(d.path): f.stat()\n"
+    )
+    floors: dict[str, list[Run]] = {
+        "python -c pass": [],
+        "import txcript.cli": imports,
+        "... and msgspec, sqlite3, zstandard": [],
+        "... and txcript.model, a stat of every Claude file": [],
+    }
+    floor_code = dict(zip(floors, ["pass", "import txcript.cli", libraries, walk], strict=True))
     for n in range(args.repeat):  # interleaved, so all see the machine in the same state
         change(f"change{n}")
         warm.append(run_child(cmd, full_env))
         change(f"human{n}")
         human.append(run_child(human_cmd, full_env))
-        imports.append(run_child([sys.executable, "-c", "import txcript.cli"], full_env))
+        for name, runs in floors.items():
+            runs.append(run_child([sys.executable, "-c", floor_code[name]], full_env))
     hits_bytes = len(warm[-1].stdout)
     find_after_change = []
     for n in range(args.repeat):
@@ -217,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
         "warm_human_query_after_one_change_cpu_ms": round(human_m.cpu * 1000, 1),
         "import_floor_ms": round(imports_m.wall * 1000, 1),
         "import_floor_cpu_ms": round(imports_m.cpu * 1000, 1),
+        "floors_wall_ms": {
+            name: round(median_of(runs).wall * 1000, 1) for name, runs in floors.items()
+        },
         "in_process_find_after_one_change_ms": round(
             statistics.median(find_after_change) * 1000, 1
         ),
