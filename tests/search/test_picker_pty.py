@@ -11,6 +11,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -91,17 +92,25 @@ def stores(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_type_move_and_enter_continues_the_pick(stores: Path) -> None:
+def _type_billing(stores: Path, keys: bytes, before: Callable[[], None] = lambda: None) -> bytes:
+    """Open the picker, run ``before`` once it lists both sessions, type ``billing``, press
+    ``keys`` once it shows its one match; what it wrote from then on (it must exit 0)."""
     process, leader = _spawn(stores)
     try:
         _read_until(leader, b"2/2")
+        before()
         os.write(leader, b"billing")
         _read_until(leader, b"1 matches")
-        os.write(leader, b"\x1b[B\x1b[A\r")  # down, up (clamped), Enter
+        os.write(leader, keys)
         tail = _drain(leader, process)
         assert process.wait(20) == 0, tail
     finally:
         os.close(leader)
+    return tail
+
+
+def test_type_move_and_enter_continues_the_pick(stores: Path) -> None:
+    tail = _type_billing(stores, b"\x1b[B\x1b[A\r")  # down, up (clamped), Enter
     assert (stores / "argv").read_text().splitlines() == [f"--resume={FIRST}"]
     assert b"\x1b[?1049l" in tail  # the alternate screen was left
 
@@ -175,16 +184,7 @@ def test_the_pick_continues_even_beside_a_file_named_as_its_id(stores: Path) -> 
     file name, ``notes.json`` say) was read as the document to continue instead, and the pick
     failed as malformed, or continued something else. The pick is looked up as a session."""
     (stores / FIRST).write_text("not a session document\n")
-    process, leader = _spawn(stores)
-    try:
-        _read_until(leader, b"2/2")
-        os.write(leader, b"billing")
-        _read_until(leader, b"1 matches")
-        os.write(leader, b"\r")
-        tail = _drain(leader, process)
-        assert process.wait(20) == 0, tail
-    finally:
-        os.close(leader)
+    _type_billing(stores, b"\r")
     assert (stores / "argv").read_text().splitlines() == [f"--resume={FIRST}"]
 
 
@@ -193,20 +193,14 @@ def test_damage_met_while_typing_goes_on_with_one_warning(stores: Path) -> None:
     there with no fallback: prompt_toolkit printed the DatabaseError's traceback over the
     screen and waited for Enter. Like ``txcript query``, it now goes on over an index built
     again, and the one warning is printed once the screen is left."""
-    process, leader = _spawn(stores)
-    try:
-        _read_until(leader, b"2/2")
+
+    def damage() -> None:
         conn = sqlite3.connect(stores / "cache" / "search.sqlite3")
         conn.execute("UPDATE body SET said = x'00112233'")  # no zstd frame: the parts are lost
         conn.commit()
         conn.close()
-        os.write(leader, b"billing")
-        _read_until(leader, b"1 matches")
-        os.write(leader, b"\x1b")
-        tail = _drain(leader, process)
-        assert process.wait(20) == 0, tail
-    finally:
-        os.close(leader)
+
+    tail = _type_billing(stores, b"\x1b", before=damage)
     assert b"Traceback" not in tail
     left = tail.rindex(b"\x1b[?1049l")
     assert tail[left:].count(b"txcript: warning: search cache damaged") == 1
