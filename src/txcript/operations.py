@@ -302,9 +302,7 @@ def continue_session(
     """
     if cwd is not None and not os.path.isdir(cwd):
         raise BadInput(f"--cwd `{scrub(cwd)}` is not a directory")
-    target = harnesses.get(with_harness) if with_harness else None
-    if target is not None:
-        _check_target(target)
+    target = continue_target(with_harness) if with_harness else None
     opened = open_reference(reference, from_harness, documents=documents)
     interchange = opened.harness.id in INTERCHANGE
     if opened.document is not None:
