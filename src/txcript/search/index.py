@@ -405,10 +405,10 @@ class Index:
             if vouched and reference not in listing and fingerprints.get(reference)
         }
         held = self._unlisted_of(harness)
-        if unlisted != {r: fp for r, fp in held.items() if r in again} or any(
-            r not in fingerprints for r in held
-        ):
-            self._write(lambda: self._hold_unlisted(harness, fingerprints, again, unlisted))
+        dropped = [r for r in held if r not in fingerprints or (r in again and r not in unlisted)]
+        added = {r: fp for r, fp in unlisted.items() if held.get(r) != fp}
+        if dropped or added:
+            self._write(lambda: self._hold_unlisted(harness, dropped, added))
         # (A file store lists equal start times by reference: ``seq`` 0 lets that decide.)
         todo = [(session, fingerprints.get(session.reference, ""), 0) for session in listed]
         self._index(todo, stats, progress)
@@ -664,25 +664,22 @@ class Index:
         return held
 
     def _hold_unlisted(
-        self,
-        harness: str,
-        fingerprints: Mapping[str, str],
-        changed: set[str],
-        unlisted: Mapping[str, str],
+        self, harness: str, dropped: Sequence[str], added: Mapping[str, str]
     ) -> None:
-        held = self._unlisted_of(harness)
-        dropped = [r for r in held if r not in fingerprints or (r in changed and r not in unlisted)]
+        """Forget the ``dropped`` files that listed no session, and hold the ``added`` ones
+        (reference → fingerprint)."""
         self.conn.executemany(
             "DELETE FROM unlisted WHERE harness = ? AND reference = ?",
             [(harness, reference) for reference in dropped],
         )
         self.conn.executemany(
             "INSERT OR REPLACE INTO unlisted(harness, reference, fingerprint) VALUES (?, ?, ?)",
-            [(harness, *item) for item in unlisted.items()],
+            [(harness, *item) for item in added.items()],
         )
+        held = self._unlisted_of(harness)
         for reference in dropped:
             del held[reference]
-        held.update(unlisted)
+        held.update(added)
 
     def _prune(self, keys: Iterable[Key]) -> None:
         for key in keys:
