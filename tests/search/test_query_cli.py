@@ -208,13 +208,15 @@ def test_the_picker_checks_with_before_it_opens(run_cli: RunCli) -> None:
 
 @pytest.mark.parametrize("command", [("query", "x"), ("list",)])
 def test_an_unknown_or_storeless_harness_names_the_ones_with_a_store(
-    run_cli: RunCli, command: tuple[str, ...]
+    run_cli: RunCli, command: tuple[str, ...], isolated_home: Path
 ) -> None:
     """`--from nope` listed every harness id, `simple` and `common` among them, which these
     commands then refuse ("simple has no store to list"). Both errors name only the harnesses
-    that have a store."""
+    that have a store, and `query` gives them before it creates its index."""
     stores = "cursor_desktop, cursor, cursor_transcripts, claude_code, codex, opencode, gemini"
-    unknown = run_cli(*command, "--from", "nope")
+    cache = isolated_home / "cache"
+    unknown = run_cli(*command, "--from", "nope", env={"TXCRIPT_CACHE_DIR": str(cache)})
+    assert not cache.exists()  # refused before the search index is created
     assert (unknown.code, unknown.stdout) == (2, "")
     assert unknown.stderr == f"txcript: error: unknown harness `nope`; expected one of: {stores}\n"
     storeless = run_cli(*command, "--from", "simple")

@@ -95,10 +95,15 @@ def find(
     index: Index | None = None,
 ) -> list[SessionMatch]:
     """Sessions matching ``pattern`` (every session, newest first, when it is empty); bad
-    input when it has more than :data:`MAX_ATOMS` atoms."""
+    input when it has more than :data:`MAX_ATOMS` atoms or names a harness that has no store,
+    found before the index is opened (or created)."""
+    from txcript.sessions import chosen_harnesses
+
     atoms = len(Pattern(pattern).atoms)
     if atoms > MAX_ATOMS:
         raise BadInput(f"the pattern has {atoms} words; at most {MAX_ATOMS} can be searched")
+    if harness_names:
+        chosen_harnesses(harness_names)
 
     def run(index: Index) -> list[SessionMatch]:
         chosen = _ranked(index, harness_names, cwd, since, until, progress)
