@@ -184,10 +184,10 @@ def main() -> None:
         parse_time = floor(_FLOOR_PARSE)
 
         sys.path.insert(0, str(REPO / "src"))
-        from txcript.harnesses.gemini import Gemini
+        from txcript import harnesses
         from txcript.harnesses.gemini.store import GeminiStore
 
-        harness = Gemini()
+        harness = harnesses.get("gemini")
         store = GeminiStore(gemini)
 
         def load() -> None:

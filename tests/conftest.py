@@ -11,15 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from txcript.harnesses import REGISTRY
+
+#: Every variable that could point a test at a real store: each harness's declared root
+#: override (a new harness's is cleared without a line here), the XDG bases, and our own.
 _STORE_OVERRIDES = (
-    "CURSOR_DESKTOP_USER_DIR",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "CURSOR_CHATS_DIR",
-    "OPENCODE_DB",
-    "GEMINI_CLI_HOME",
+    *sorted({i.root.env for i in REGISTRY if i.root is not None and i.root.env}),
     "XDG_DATA_HOME",
     "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "APPDATA",
+    "LOCALAPPDATA",
     "TXCRIPT_DEBUG",
     "NO_COLOR",
 )

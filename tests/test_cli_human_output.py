@@ -16,8 +16,8 @@ from cli_helpers import claude_session, run_on_pty
 from conftest import RunCli
 from txcript.harnesses import REGISTRY
 
-WORKING = ", ".join(i.id for i in REGISTRY if i.implementation is not None)
-UNBUILT = [i.id for i in REGISTRY if i.implementation is None]
+WORKING = ", ".join(i.id for i in REGISTRY if i.implemented)
+UNBUILT = [i.id for i in REGISTRY if not i.implemented]
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 CJK_TITLE = "修复日期解析器中的时区错误并补充测试用例和文档说明"  # 27 wide characters
 IDS = (

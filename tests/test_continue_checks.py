@@ -20,12 +20,12 @@ from test_simple import EXPORTED
 from txcript.harnesses import REGISTRY
 
 SID = "5b8e2c1a-3d4f-4a6b-9c8d-7e6f5a4b3c2d"
-WORKING = ", ".join(i.id for i in REGISTRY if i.implementation is not None)
+WORKING = ", ".join(i.id for i in REGISTRY if i.implemented)
 # An unbuilt harness no working id extends (so the error suggests nothing).
 UNBUILT = next(
     i
     for i in REGISTRY
-    if i.implementation is None and not any(w.startswith(i.id) for w in WORKING.split(", "))
+    if not i.implemented and not any(w.startswith(i.id) for w in WORKING.split(", "))
 )
 
 

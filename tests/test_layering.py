@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, int]] = [
     ("txcript.fragment", 2),
     ("txcript.launch", 2),
     ("txcript.harnesses.base", 3),
+    ("txcript.harnesses.declare", 3),
     ("txcript.harnesses.", 4),  # each harness package
     ("txcript.harnesses", 5),  # the registry
     ("txcript.sessions", 6),
@@ -73,7 +74,7 @@ def layer_of(module: str) -> int:
 
 def harness_of(module: str) -> str | None:
     parts = module.split(".")
-    if len(parts) >= 3 and parts[1] == "harnesses" and parts[2] != "base":
+    if len(parts) >= 3 and parts[1] == "harnesses" and parts[2] not in ("base", "declare"):
         return parts[2]
     return None
 

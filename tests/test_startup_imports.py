@@ -32,11 +32,9 @@ HEAVY = (
     "txcript.sessions",
     "txcript.search",
 )
-STORE_HARNESSES = [i.id for i in harnesses.REGISTRY if i.implementation and i.has_store]
+STORE_HARNESSES = [i.id for i in harnesses.REGISTRY if i.implemented and i.has_store]
 #: The package of each harness implementation (``txcript.harnesses.cursor_cli`` …).
-PACKAGES = sorted(
-    {i.implementation.partition(":")[0] for i in harnesses.REGISTRY if i.implementation}
-)
+PACKAGES = sorted({str(i.package) for i in harnesses.REGISTRY if i.implemented})
 
 _PROBE = """
 import json, sys
@@ -122,7 +120,8 @@ def test_list_with_no_store_on_disk_imports_no_store_or_codec(isolated_home: Pat
     modules = imported("list", home=isolated_home)
     assert "txcript.operations" in modules  # it did list
     stores = sorted(m for m in modules if m.startswith("txcript.harnesses.") and m.count(".") >= 3)
-    assert [m for m in stores if not m.endswith(".locations")] == []
+    # Where each store lives is declared data: finding that no store exists imports no layer.
+    assert stores == []
     assert "txcript.harnesses.simple" not in modules  # no store: not a listing's business
 
 
@@ -136,7 +135,6 @@ def test_list_imports_the_store_of_the_one_harness_on_disk(isolated_home: Path) 
         if m.startswith("txcript.harnesses.")
         and m.count(".") >= 3
         and not m.startswith("txcript.harnesses.claude_code.")
-        and not m.endswith(".locations")
     ]
     assert others == []
 
@@ -222,21 +220,37 @@ def test_printing_sessions_loads_no_rich_console(
     assert not {"rich.console", "rich.text"} & modules
 
 
-@pytest.mark.parametrize("info", [i for i in harnesses.REGISTRY if i.implementation])
-def test_each_registry_descriptor_matches_its_class(info: harnesses.HarnessInfo) -> None:
+@pytest.mark.parametrize("info", [i for i in harnesses.REGISTRY if i.implemented])
+def test_each_declared_layer_resolves_to_a_function(info: harnesses.HarnessInfo) -> None:
+    """Every capability a declaration promises is a callable where it says: a typo in a layer
+    path fails here, not on the first user's command that needs it."""
+    import importlib
+
+    from txcript.harnesses.declare import CAPABILITIES
+
     harness = harnesses.get(info.id)
-    assert (harness.id, harness.name) == (info.id, info.name)
-    assert (harness.has_store, harness.can_write, harness.listed) == (
-        info.has_store,
-        info.can_write,
-        info.listed,
-    )
+    assert (harness.id, harness.name, harness.info) == (info.id, info.name, info)
+    for capability in CAPABILITIES:
+        if info.provides(capability):
+            module, attribute = info.layer(capability)
+            assert callable(getattr(importlib.import_module(module), attribute)), capability
 
 
 def test_a_registry_descriptor_is_frozen_and_compared_by_value() -> None:
     info = harnesses.info("claude")
     same = harnesses.HarnessInfo(
-        info.id, info.name, info.aliases, info.implementation, has_store=True, can_write=True
+        info.id,
+        info.name,
+        info.aliases,
+        info.package,
+        has_store=True,
+        can_write=True,
+        executables=info.executables,
+        ids=info.ids,
+        root=info.root,
+        resume=info.resume,
+        resume_from=info.resume_from,
+        layers=dict(info.layers),
     )
     assert same == info and hash(same) == hash(info) and same != harnesses.info("codex")
     assert repr(same) == repr(info) and repr(info).startswith("HarnessInfo(id='claude_code'")

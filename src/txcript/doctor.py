@@ -245,7 +245,7 @@ def _executables(harness: Harness[Any]) -> dict[str, str | None]:
 
 def _app_running(harness: Harness[Any]) -> bool | None:
     """Whether the harness's app runs, for harnesses whose store refuses writes while it does."""
-    if type(harness).refuse_while_running is Harness.refuse_while_running:
+    if not harness.provides("refuse_while_running"):
         return None
     try:
         harness.refuse_while_running()

@@ -30,8 +30,7 @@ def _committed(backup: Backup, partial: Path) -> bool:
         harness = harnesses.get(backup.harness)
     except BadInput:
         return False
-    check = getattr(harness, "backup_committed", None)
-    return bool(check is not None and check(backup, partial))
+    return harness.provides("backup_committed") and harness.backup_committed(backup, partial)
 
 
 def sweep() -> None:
@@ -78,8 +77,7 @@ def _configured(backup: Backup) -> tuple[bool, str | None]:
     except BadInput:
         return False, None
     if backup.kind in ("row", "snapshot"):
-        database_of = getattr(harness, "store_database", None)
-        wanted = database_of() if database_of is not None else None
+        wanted = harness.store_database()
         if wanted is None:
             return False, None
         return Path(backup.database) == wanted.resolve(), str(wanted)
@@ -130,10 +128,9 @@ def restore(chosen: Plan, *, force: bool = False) -> Backup | None:
     if not force:
         harness.refuse_while_running()
     if backup.kind == "row":
-        undo = getattr(harness, "undo_backup", None)
-        if undo is None:
+        if not harness.provides("undo_backup"):
             raise StoreError(f"{backup.harness} cannot undo row backups")
-        result: Backup | None = undo(backup, force=force)
+        result: Backup | None = harness.undo_backup(backup, force=force)
         return result
     return backups.restore(backup)
 

@@ -37,7 +37,6 @@ from txcript import model as m
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.claude_code import reader, writer
 from txcript.harnesses.claude_code import store as store_module
-from txcript.harnesses.claude_code.locations import default_root
 from txcript.harnesses.claude_code.native import ClaudeSession, SideFile
 from txcript.harnesses.claude_code.store import ClaudeCodeStore, encode_project
 from txcript.shared import backups
@@ -449,11 +448,11 @@ def test_fingerprints_are_mtime_ns_and_size(tmp_path: Path) -> None:
 def test_default_root_honours_claude_config_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
 ) -> None:
-    assert default_root() == isolated_home / ".claude"
+    assert harnesses.get("claude_code").default_root() == isolated_home / ".claude"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", "")
-    assert default_root() == isolated_home / ".claude"
+    assert harnesses.get("claude_code").default_root() == isolated_home / ".claude"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
-    assert default_root() == tmp_path / "cfg"
+    assert harnesses.get("claude_code").default_root() == tmp_path / "cfg"
     harness = harnesses.get("claude")
     live = harness.store()
     assert isinstance(live, ClaudeCodeStore)

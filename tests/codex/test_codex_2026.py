@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from codex_fixtures import env
 
+from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
-from txcript.harnesses.codex import Codex, tools
+from txcript.harnesses.codex import tools
 
-H = Codex()
+H = harnesses.get("codex")
 SID = "019b2c3d-4e5f-7a6b-8c7d-9e0f1a2b3c4d"
 
 

@@ -27,13 +27,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import RunCli
+from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import Malformed
-from txcript.harnesses.codex import Codex, codec, native, tools
+from txcript.harnesses.codex import codec, native, tools
 from txcript.pairing import answer_open_calls
 
-H = Codex()
+H = harnesses.get("codex")
 
 
 def at(text: str) -> datetime:

@@ -15,13 +15,13 @@ import zstandard
 from codex_fixtures import BARE_ID, LEGACY_ID, SESSION_ID, bare_text, current_text, legacy_text
 from test_codex_2026 import SID, chat_document, rollout_2026
 
+from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.harnesses.base import Discovered, lists_by_file
-from txcript.harnesses.codex import Codex
 from txcript.harnesses.codex.store import CodexStore
 
-H = Codex()
+H = harnesses.get("codex")
 T0 = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 NAMED = "88880000-1111-4333-8444-555555555551"
 ZST = "88880000-2222-4333-8444-555555555552"

@@ -11,12 +11,12 @@ import pytest
 from codex_fixtures import BARE_ID, LEGACY_ID, SESSION_ID, bare_text, current_text, legacy_text
 
 from lookup_checks import assert_same_answers
+from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
-from txcript.harnesses.codex import Codex
 from txcript.harnesses.codex.store import CodexStore
 
-H = Codex()
+H = harnesses.get("codex")
 T0 = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 ONE = "77770000-1111-4333-8444-555555555551"
 TWO = "77770000-2222-4333-8444-555555555552"

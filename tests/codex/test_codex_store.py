@@ -30,10 +30,10 @@ from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import BadInput, StoreError
-from txcript.harnesses.codex import Codex, store
+from txcript.harnesses.codex import store
 from txcript.harnesses.codex.native import CodexSession
 
-H = Codex()
+H = harnesses.get("codex")
 T0 = datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=UTC)
 ID = "11111111-2222-4333-8444-555555555555"
 
@@ -676,11 +676,11 @@ def test_a_failed_re_save_keeps_the_previous_rollout(root: Path) -> None:
 SAVE_WITH_A_FILE_SIZE_LIMIT = r"""
 import resource, signal, sys
 from pathlib import Path
+from txcript import harnesses
 from txcript.errors import StoreError
-from txcript.harnesses.codex import Codex
 
 root, body, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
-harness = Codex()
+harness = harnesses.get("codex")
 native = harness.from_text(Path(body).read_text())
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))

@@ -10,10 +10,11 @@ import dbfixtures as fx
 import pytest
 from dbfixtures import Header, Session, StateDB, js
 
+from txcript import harnesses
 from txcript.errors import BadInput
-from txcript.harnesses.cursor_desktop import CursorDesktop, codec
+from txcript.harnesses.cursor_desktop import codec
 from txcript.harnesses.cursor_desktop.native import KVRow
-from txcript.harnesses.cursor_desktop.store import CursorDesktopStore, default_root, root_for
+from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
 
 
 def ms(value: int) -> datetime:
@@ -57,10 +58,15 @@ def assert_discovery_matches_load(store: CursorDesktopStore) -> None:
 # ------------------------------------------------------------------------------------ locations
 
 
+CURSOR = harnesses.get("cursor_desktop")
+default_root = CURSOR.default_root
+
+
 def test_default_root_per_os(tmp_path: Path) -> None:
-    assert root_for("darwin", tmp_path) == tmp_path / "Library/Application Support/Cursor/User"
-    assert root_for("win32", tmp_path) == tmp_path / "AppData/Roaming/Cursor/User"
-    assert root_for("linux", tmp_path) == tmp_path / ".config/Cursor/User"
+    root_for = CURSOR.info.root.under  # type: ignore[union-attr]
+    assert root_for(tmp_path, "darwin") == tmp_path / "Library/Application Support/Cursor/User"
+    assert root_for(tmp_path, "win32") == tmp_path / "AppData/Roaming/Cursor/User"
+    assert root_for(tmp_path, "linux") == tmp_path / ".config/Cursor/User"
 
 
 def test_default_root_override_and_home(
@@ -68,7 +74,7 @@ def test_default_root_override_and_home(
 ) -> None:
     monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", "/custom/User")
     assert default_root() == Path("/custom/User")
-    store = CursorDesktop().store()
+    store = harnesses.get("cursor_desktop").store()
     assert isinstance(store, CursorDesktopStore)
     assert store.database == Path("/custom/User/globalStorage/state.vscdb")
     monkeypatch.setenv("CURSOR_DESKTOP_USER_DIR", "")

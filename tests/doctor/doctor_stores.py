@@ -23,7 +23,7 @@ import test_claude_parallel as parallel  # noqa: E402
 import test_codex_2026 as codex_2026  # noqa: E402
 import test_cursor_transcripts as transcripts  # noqa: E402
 
-from txcript.harnesses.cursor_desktop.store import root_for  # noqa: E402
+from txcript.harnesses import info  # noqa: E402
 
 #: Put into session text and titles: it must never appear in doctor's output.
 SENTINEL = "SENTINEL-7f3a-private-words"
@@ -34,7 +34,9 @@ CODEX_CHAT_ID = "c4a7e0d2-1b3c-4d5e-8f60-718293a4b5c6"
 
 
 def cursor_desktop_root(home: Path) -> Path:
-    return root_for(sys.platform, home)
+    root = info("cursor_desktop").root
+    assert root is not None
+    return root.under(home)
 
 
 def _put(path: Path, data: bytes | str) -> Path:

@@ -12,13 +12,13 @@ from gemini_fixtures import LEGACY_ID, LOG_ID, legacy_text, line, log_records, l
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import Malformed
-from txcript.harnesses.gemini import Gemini
 from txcript.harnesses.gemini.codec import CANCELLED
 
-H = Gemini()
+H = harnesses.get("gemini")
 
 
 def at(text: str) -> datetime:

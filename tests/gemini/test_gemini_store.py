@@ -26,14 +26,14 @@ from gemini_fixtures import (
 )
 
 from conftest import RunCli
+from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import BadInput, StoreError, Unconvertible
-from txcript.harnesses.gemini import Gemini
-from txcript.harnesses.gemini.locations import default_root
 from txcript.harnesses.gemini.store import GeminiStore
 
-H = Gemini()
+H = harnesses.get("gemini")
+default_root = H.default_root
 ID = "11111111-2222-4333-8444-555555555555"
 
 

@@ -14,6 +14,7 @@ import pytest
 from searchfixtures import BASE, ONE, THREE, TWO, Counted, save_claude, stores_under, transcript
 from searchfixtures import ids as _ids
 
+from txcript import harnesses
 from txcript.harnesses.base import Discovered
 from txcript.harnesses.claude_code.store import ClaudeCodeStore
 from txcript.search import find, indexed_sessions, open_index
@@ -183,18 +184,16 @@ def test_a_session_that_could_not_be_read_is_listed_and_read_again(
 def test_an_unwritten_cursor_store_is_searched_without_opening_it(
     stores: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from txcript.harnesses.cursor_desktop import CursorDesktop
-
     database = stores / "Cursor" / "User" / "globalStorage" / "state.vscdb"
     fx.app_3_16(database)
     fx.written_ago(database, 60)
     first = _ids()
     assert first
 
-    def refused(self: CursorDesktop, root: Path) -> object:
+    def refused(root: Path) -> object:
         raise AssertionError("an unwritten store must not be opened")
 
-    monkeypatch.setattr(CursorDesktop, "open_store", refused)
+    monkeypatch.setattr(harnesses.get("cursor_desktop"), "open_store", refused)
     assert _ids() == first
 
 

@@ -60,7 +60,7 @@ def complete_harness(ctx: click.Context, param: click.Parameter, incomplete: str
     return [
         CompletionItem(info.id, help=info.name)
         for info in REGISTRY
-        if info.implementation is not None and info.id.startswith(incomplete)
+        if info.implemented and info.id.startswith(incomplete)
     ]
 
 

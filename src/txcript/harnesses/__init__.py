@@ -1,140 +1,182 @@
-"""The harness registry: ids, aliases, and lazy access to each harness's implementation.
+"""The harness registry: every harness declared once, as data, and built on first use.
 
-Harness modules are imported only when asked for: the registry's descriptors (id, name,
-aliases, whether it keeps a store and can write one) are static data, so ``txcript --help``
-and the option help text import no harness at all, and ``list`` imports only the harnesses
-that keep a store. ``tests/test_harness_registry.py`` checks each descriptor against its class.
+Each entry of :data:`REGISTRY` is a :class:`~txcript.harnesses.declare.HarnessInfo`: id, name,
+aliases, flags, executables, id grammar, default root and its variables, resume template, and
+where the harness's layers live. Adding a harness is adding its package and one entry here
+(``docs/adding-a-harness.md``). The entries are static data, so ``txcript --help`` and the option
+help text import no harness at all, and ``list`` imports only the layers of the harnesses that
+keep a store; :func:`get` builds the one :class:`~txcript.harnesses.base.Harness` for an entry.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from txcript.errors import BadInput, UnknownHarness
+from txcript.harnesses.declare import HarnessInfo, Root
 
 if TYPE_CHECKING:
     from txcript.harnesses.base import Harness
 
+__all__ = ["REGISTRY", "HarnessInfo", "Root", "canonical_id", "get", "ids", "info"]
 
-_FIELDS = ("id", "name", "aliases", "implementation", "has_store", "can_write", "listed")
-
-
-class HarnessInfo:
-    """One registry entry: frozen, compared by value.
-
-    A plain slotted class because ``txcript --help`` defines it and must not import msgspec:
-    it defines in ~0.05 ms, a NamedTuple in ~0.4 ms (typing compiles each string annotation)
-    and a dataclass in ~1 ms.
-    """
-
-    __slots__ = _FIELDS
-    id: str
-    name: str
-    aliases: tuple[str, ...]
-    #: ``module:Class`` of the implementation, or None while it is not implemented.
-    implementation: str | None
-    #: The class's ``has_store``, ``can_write`` and ``listed``, known without importing it.
-    has_store: bool
-    can_write: bool
-    listed: bool
-
-    def __init__(
-        self,
-        id: str,
-        name: str,
-        aliases: tuple[str, ...],
-        implementation: str | None,
-        has_store: bool = False,
-        can_write: bool = False,
-        listed: bool = True,
-    ) -> None:
-        values = (id, name, aliases, implementation, has_store, can_write, listed)
-        for field, value in zip(_FIELDS, values, strict=True):
-            object.__setattr__(self, field, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of a frozen HarnessInfo")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of a frozen HarnessInfo")
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, field) for field in _FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not HarnessInfo:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in _FIELDS)
-        return f"HarnessInfo({shown})"
-
+#: A harness kept in one module rather than a package: every layer lives in the module itself.
+_ALL_IN_ONE = ("to_common", "from_common", "from_text", "to_text")
 
 REGISTRY: tuple[HarnessInfo, ...] = (
     HarnessInfo(
         "cursor_desktop",
         "Cursor desktop",
         ("cursordesktop", "cursor_ide"),
-        "txcript.harnesses.cursor_desktop:CursorDesktop",
+        "txcript.harnesses.cursor_desktop",
         has_store=True,
         can_write=True,
+        executables=("cursor",),
+        ids="CURSOR_IDS",
+        root=Root(
+            ".config/Cursor/User",
+            env="CURSOR_DESKTOP_USER_DIR",
+            darwin="Library/Application Support/Cursor/User",
+            windows="AppData/Roaming/Cursor/User",
+        ),
+        resume=("cursor",),
+        layers={
+            "meta_of": "codec",
+            "to_text_chunks": "text",
+            "sniff": "text",
+            "open_store": "store:CursorDesktopStore",
+            "change_token": "locations",
+            "refuse_while_running": "saving",
+            "undo_backup": "saving",
+            "backup_committed": "rowbackup:committed",
+            "snapshot": "store:snapshot_of",
+            "store_database": "store:database_of",
+        },
     ),
     HarnessInfo(
         "cursor",
         "Cursor CLI",
         ("cursor_cli", "cursorcli"),
-        "txcript.harnesses.cursor_cli:CursorCli",
+        "txcript.harnesses.cursor_cli",
         has_store=True,
         can_write=True,
+        executables=("agent", "cursor-agent"),
+        ids="UUID_IDS",
+        root=Root(".cursor", env="CURSOR_CHATS_DIR"),
+        resume=("agent", "--resume={id}"),
+        resume_from="cwd",  # agent --resume finds chats under the workspace it starts in
+        layers={"sniff": "text", "open_store": "store:CursorCliStore"},
     ),
     HarnessInfo(
         "cursor_transcripts",
         "Cursor agent transcripts",
         ("cursor_agent_transcripts",),
-        "txcript.harnesses.cursor_cli:CursorTranscripts",
+        "txcript.harnesses.cursor_cli",
         has_store=True,
+        source_only=True,
+        root=Root(".cursor"),
+        layers={
+            "to_common": "transcripts",
+            "from_text": "transcripts:parse",
+            "to_text": "transcripts",
+            "sniff_lines": "transcripts",
+            "open_store": "transcripts:TranscriptStore",
+        },
     ),
     HarnessInfo(
         "claude_code",
         "Claude Code",
         ("claude", "claudecode"),
-        "txcript.harnesses.claude_code:ClaudeCode",
+        "txcript.harnesses.claude_code",
         has_store=True,
         can_write=True,
+        executables=("claude",),
+        ids="UUID_IDS",
+        root=Root(".claude", env="CLAUDE_CONFIG_DIR", app_reads_env=True),
+        # One token: the option parser can never take the id for an option of its own.
+        resume=("claude", "--resume={id}"),
+        resume_from="cwd",
+        layers={
+            "to_common": "reader",
+            "from_common": "writer",
+            "sniff_lines": "text",
+            "open_store": "store:ClaudeCodeStore",
+        },
     ),
     HarnessInfo(
         "codex",
         "Codex",
         (),
-        "txcript.harnesses.codex:Codex",
+        "txcript.harnesses.codex",
         has_store=True,
         can_write=True,
+        executables=("codex",),
+        ids="UUID_IDS",
+        root=Root(".codex", env="CODEX_HOME", app_reads_env=True),
+        resume=("codex", "resume", "{id}"),
+        layers={
+            "sniff": "text",
+            "sniff_lines": "text",
+            "open_store": "store:CodexStore",
+            "new_session_id": "txcript.shared.ids:new_uuid7",
+        },
     ),
     HarnessInfo(
         "opencode",
         "OpenCode",
         ("open_code",),
-        "txcript.harnesses.opencode:OpenCode",
+        "txcript.harnesses.opencode",
         has_store=True,
         can_write=True,
+        executables=("opencode",),
+        ids="OPENCODE_IDS",
+        root=Root(".local/share/opencode", env="OPENCODE_DB", xdg=("XDG_DATA_HOME", "opencode")),
+        resume=("opencode", "--session", "{id}"),
+        layers={
+            "sniff": "text",
+            "open_store": "store:OpenCodeStore",
+            "new_session_id": "tools:fresh_session_id",
+            "store_database": "store:database_of",
+            "undo_backup": "rowbackup",
+            "backup_committed": "rowbackup:committed",
+        },
     ),
     HarnessInfo(
         "gemini",
         "Gemini CLI",
         ("gemini_cli",),
-        "txcript.harnesses.gemini:Gemini",
+        "txcript.harnesses.gemini",
         has_store=True,
         can_write=True,
+        executables=("gemini",),
+        root=Root(".gemini", env="GEMINI_CLI_HOME", env_suffix=".gemini"),
+        resume=("gemini", "--resume", "{id}"),
+        resume_from="cwd",  # gemini --resume looks in the project of the directory it starts in
+        layers={
+            "from_text": "native:parse",
+            "to_text": "native:render",
+            "sniff": "native",
+            "sniff_lines": "native",
+            "open_store": "store:GeminiStore",
+        },
     ),
-    HarnessInfo("pi", "pi", (), None),
-    HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build"), None),
-    HarnessInfo("simple", "Simple document", ("simple_json",), "txcript.harnesses.simple:Simple"),
-    HarnessInfo("common", "Common JSON", (), "txcript.harnesses.common:CommonFormat", listed=False),
+    HarnessInfo("pi", "pi"),
+    HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build")),
+    HarnessInfo(
+        "simple",
+        "Simple document",
+        ("simple_json",),
+        "txcript.harnesses.simple",
+        layers=dict.fromkeys((*_ALL_IN_ONE, "to_text_chunks", "sniff"), "."),
+    ),
+    HarnessInfo(
+        "common",
+        "Common JSON",
+        (),
+        "txcript.harnesses.common",
+        listed=False,
+        layers=dict.fromkeys((*_ALL_IN_ONE, "sniff"), "."),
+    ),
 )
 _BY_NAME: dict[str, HarnessInfo] = {}
 for _info in REGISTRY:
@@ -153,7 +195,7 @@ def info(name: str) -> HarnessInfo:
 
 
 def _working_ids() -> list[str]:
-    return [i.id for i in REGISTRY if i.implementation is not None]
+    return [i.id for i in REGISTRY if i.implemented]
 
 
 def _suggestion(name: str) -> str:
@@ -169,27 +211,27 @@ def canonical_id(name: str) -> str:
 def get(name: str) -> Harness[Any]:
     """The implementation of a harness; :class:`BadInput` if it is known but not built yet."""
     found = info(name)
-    if found.implementation is None:
+    if not found.implemented:
         raise BadInput(
             f"harness `{found.id}` ({found.name}) is not supported yet{_suggestion(found.id)}"
             f" (supported: {', '.join(_working_ids())})"
         )
     harness = _instances.get(found.id)
     if harness is None:
-        module_name, _, class_name = found.implementation.partition(":")
-        harness = getattr(importlib.import_module(module_name), class_name)()
-        _instances[found.id] = harness
+        from txcript.harnesses.base import Harness
+
+        harness = _instances[found.id] = Harness(found)
     return harness
 
 
 def implemented() -> list[Harness[Any]]:
     """Every implemented harness, in registry order."""
-    return [get(i.id) for i in REGISTRY if i.implementation is not None]
+    return [get(i.id) for i in REGISTRY if i.implemented]
 
 
 def with_stores() -> list[Harness[Any]]:
     """Implemented harnesses that keep sessions on disk (no other harness is imported)."""
-    return [get(i.id) for i in REGISTRY if i.implementation is not None and i.has_store]
+    return [get(i.id) for i in REGISTRY if i.implemented and i.has_store]
 
 
 def ids(*, store: bool = False, write: bool = False) -> list[str]:
@@ -198,8 +240,5 @@ def ids(*, store: bool = False, write: bool = False) -> list[str]:
     return [
         i.id
         for i in REGISTRY
-        if i.implementation is not None
-        and i.listed
-        and (i.has_store or not store)
-        and (i.can_write or not write)
+        if i.implemented and i.listed and (i.has_store or not store) and (i.can_write or not write)
     ]

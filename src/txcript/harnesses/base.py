@@ -13,16 +13,17 @@ round trip needs, including what Common has no field for.
 
 from __future__ import annotations
 
+import importlib
 import os
-from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
 
 if TYPE_CHECKING:  # Common and the id rules load when a harness is used, not to list names
+    from txcript.harnesses.declare import HarnessInfo
     from txcript.model import Meta, Transcript
     from txcript.shared.ids import IdGrammar
 
@@ -184,64 +185,138 @@ def prefix_bounds(prefix: str) -> tuple[str, str] | None:
     return None
 
 
-class Harness(ABC, Generic[NativeT]):
-    """A harness: its identity, codec and text form, and (optionally) its store."""
+class Harness(Generic[NativeT]):
+    """A harness: its declaration (:class:`~txcript.harnesses.declare.HarnessInfo`) made to work.
 
-    id: ClassVar[str]
-    name: ClassVar[str]
-    #: Shown by ``txcript harnesses``; pseudo-formats such as ``common`` are not listed.
-    listed: ClassVar[bool] = True
-    #: Keeps sessions on disk (has a store that ``list`` scans).
-    has_store: ClassVar[bool] = False
-    #: Sessions can be written into its store (``continue --with``).
-    can_write: ClassVar[bool] = False
-    #: The shape of the ids it resumes by; None when it has no resumable ids of its own.
-    id_grammar: ClassVar[IdGrammar | None] = None
-    #: Its resume command finds a session only when started in the session's directory.
-    resume_in_cwd: ClassVar[bool] = False
-    #: The environment variable that points the harness itself at another store root.
-    root_env: ClassVar[str | None] = None
-    #: The commands that start the harness (``txcript doctor`` looks for them on PATH).
-    executables: ClassVar[tuple[str, ...]] = ()
+    Every harness is this one class. Each layer function — codec, text form, store — is imported
+    from the module its declaration names on first use, so a command loads only the layers it
+    calls. A capability the harness does not provide has the default documented on its method.
+    """
+
+    def __init__(self, info: HarnessInfo) -> None:
+        if not info.implemented:
+            raise ValueError(f"harness {info.id!r} is declared but not built")
+        self.info = info
+        self._functions: dict[str, Callable[..., Any]] = {}
+
+    def __repr__(self) -> str:
+        return f"<harness {self.info.id}>"
+
+    # -- identity, from the declaration ----------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def listed(self) -> bool:
+        """Shown by ``txcript harnesses``; pseudo-formats such as ``common`` are not listed."""
+        return self.info.listed
+
+    @property
+    def has_store(self) -> bool:
+        """Keeps sessions on disk (has a store that ``list`` scans)."""
+        return self.info.has_store
+
+    @property
+    def can_write(self) -> bool:
+        """Sessions can be written into its store (``continue --with``)."""
+        return self.info.can_write
+
+    @property
+    def executables(self) -> tuple[str, ...]:
+        """The commands that start the harness (``txcript doctor`` looks for them on PATH)."""
+        return self.info.executables
+
+    @property
+    def root_env(self) -> str | None:
+        """The environment variable that points the harness itself at another store root."""
+        return self.info.root_env
+
+    @property
+    def resume_in_cwd(self) -> bool:
+        """Its resume command finds a session only when started in the session's directory."""
+        return self.info.resume_from == "cwd"
+
+    @property
+    def id_grammar(self) -> IdGrammar | None:
+        """The shape of the ids it resumes by; None when it has no resumable ids of its own."""
+        if self.info.ids is None:
+            return None
+        from txcript.shared import ids
+
+        grammar: IdGrammar = getattr(ids, self.info.ids)
+        return grammar
+
+    def provides(self, capability: str) -> bool:
+        """Does the harness implement ``capability`` (see :data:`~.declare.CAPABILITIES`)?"""
+        return self.info.provides(capability)
+
+    def _layer(self, capability: str) -> Callable[..., Any]:
+        function = self._functions.get(capability)
+        if function is None:
+            module, attribute = self.info.layer(capability)
+            function = getattr(importlib.import_module(module), attribute)
+            self._functions[capability] = function
+        return function
 
     # -- codec ----------------------------------------------------------------------------
-    @abstractmethod
-    def to_common(self, native: NativeT) -> Transcript: ...
+    def to_common(self, native: NativeT) -> Transcript:
+        result: Transcript = self._layer("to_common")(native)
+        return result
 
-    @abstractmethod
-    def from_common(self, transcript: Transcript) -> NativeT: ...
+    def from_common(self, transcript: Transcript) -> NativeT:
+        """The native body of ``transcript``; :class:`Unconvertible` for a read-only source."""
+        if not self.provides("from_common"):
+            from txcript.errors import Unconvertible
+
+            raise Unconvertible(self.id, f"{self.name} is a read-only source")
+        result: NativeT = self._layer("from_common")(transcript)
+        return result
 
     def meta_of(self, native: NativeT) -> Meta:
         """``to_common(native).meta``; a harness whose metadata needs less than the whole
         conversation reads only that (a long session's messages are then never built)."""
+        if self.provides("meta_of"):
+            meta: Meta = self._layer("meta_of")(native)
+            return meta
         return self.to_common(native).meta
 
     # -- text form ------------------------------------------------------------------------
-    @abstractmethod
-    def from_text(self, text: str) -> NativeT: ...
+    def from_text(self, text: str) -> NativeT:
+        result: NativeT = self._layer("from_text")(text)
+        return result
 
-    @abstractmethod
-    def to_text(self, native: NativeT) -> str: ...
+    def to_text(self, native: NativeT) -> str:
+        result: str = self._layer("to_text")(native)
+        return result
 
     def to_text_chunks(self, native: NativeT) -> Iterable[bytes]:
         """``to_text(native)`` as UTF-8 chunks (the same bytes). A harness whose documents get
         long streams them; the default renders the whole text first, so it fails here, not while
         the chunks are written. Invalid UTF-8 that a store file held (read with
         ``decode_lossless``) is written back as the same bytes."""
+        if self.provides("to_text_chunks"):
+            chunks: Iterable[bytes] = self._layer("to_text_chunks")(native)
+            return chunks
         return (self.to_text(native).encode("utf-8", errors="surrogateescape"),)
 
     def sniff(self, document: Any) -> bool:
         """Is this parsed JSON value a document in this harness's text form?"""
-        return False
+        return self.provides("sniff") and bool(self._layer("sniff")(document))
 
     def sniff_lines(self, values: list[Any]) -> bool:
         """For line-based (JSONL) text forms: do these parsed first lines look like ours?"""
-        return False
+        return self.provides("sniff_lines") and bool(self._layer("sniff_lines")(values))
 
     # -- store ----------------------------------------------------------------------------
     def default_root(self) -> Path | None:
         """Where this harness keeps its sessions on this machine, or None if it has no store."""
-        return None
+        root = self.info.root
+        return None if root is None or not self.has_store else root.resolve()
 
     def store(self, root: Path | None = None) -> Store[NativeT] | None:
         """The store at ``root`` (default: :meth:`default_root`), or None without a store."""
@@ -249,38 +324,84 @@ class Harness(ABC, Generic[NativeT]):
         return None if root is None else self.open_store(root)
 
     def open_store(self, root: Path) -> Store[NativeT] | None:
-        """The store rooted at ``root``; harnesses with a store override this."""
-        return None
+        """The store rooted at ``root``; None for a harness without a store."""
+        if not self.provides("open_store"):
+            return None
+        opened: Store[NativeT] = self._layer("open_store")(root)
+        return opened
 
     def change_token(self, root: Path) -> str:
         """The change token of the store rooted at ``root`` (see :func:`root_change_token`), taken
         without opening the store, so a listing kept under it is used without even importing
         the store's code; ``""`` when the store has none."""
-        return ""
+        if not self.provides("change_token"):
+            return ""
+        token: str = self._layer("change_token")(root)
+        return token
 
     def default_resume_command(self, session_id: str) -> list[str]:
-        return ["txcript"]
+        """The declared resume template with ``{id}`` replaced in each token."""
+        return [token.replace("{id}", session_id) for token in self.info.resume]
 
     def refuse_while_running(self) -> None:
         """Raise when the harness's app is running and must not have its store changed under it.
 
         Stores that the app rewrites from memory (Cursor desktop) refuse; file stores do not.
         """
+        if self.provides("refuse_while_running"):
+            self._layer("refuse_while_running")()
 
     def new_session_id(self) -> str:
         """A fresh id for a copy written into this harness's store (a UUIDv4 by default)."""
+        if self.provides("new_session_id"):
+            fresh: str = self._layer("new_session_id")()
+            return fresh
         import uuid
 
         return str(uuid.uuid4())
 
+    def store_database(self, root: Path | None = None) -> Path | None:
+        """The database a restore may write to without --force (the configured store's); None
+        for a store that keeps no row backups."""
+        if not self.provides("store_database"):
+            return None
+        opened = self.store(root)
+        if opened is None:
+            return None
+        database: Path | None = self._layer("store_database")(opened)
+        return database
+
+    def snapshot(self, root: Path | None = None) -> Any:
+        """A whole-store snapshot (a backup ``restore`` can put back), where the store has one."""
+        if not self.provides("snapshot"):
+            from txcript.errors import BadInput
+
+            raise BadInput(f"{self.id} keeps no store that can be snapshotted")
+        opened = self.store(root)
+        if opened is None:
+            from txcript.errors import BadInput
+
+            raise BadInput(f"{self.id} has no store on this machine (is HOME set?)")
+        return self._layer("snapshot")(opened)
+
+    def undo_backup(self, backup: Any, *, force: bool = False) -> Any:
+        """Undo the one write a row backup guarded; returns the backup of the undo itself."""
+        return self._layer("undo_backup")(backup, force=force)
+
+    def backup_committed(self, backup: Any, partial: Path) -> bool:
+        """Did the write a row backup guarded commit (``partial`` is its unfinished record)?"""
+        return bool(self._layer("backup_committed")(backup, partial))
+
+    # -- ids ------------------------------------------------------------------------------
     def check_id(self, session_id: str) -> str:
         """``session_id`` if it fits this harness's id grammar, else a one-line :class:`BadInput`.
 
         Every writer calls this before its first byte, and :meth:`resume_command` before it builds
         an argv, so an id that a command line would read as an option never gets that far.
         """
-        if self.id_grammar is not None:
-            self.id_grammar.check(session_id, self.name)
+        grammar = self.id_grammar
+        if grammar is not None:
+            grammar.check(session_id, self.name)
         from txcript.shared.ids import option_safe
 
         return option_safe(session_id)
@@ -288,7 +409,8 @@ class Harness(ABC, Generic[NativeT]):
     def adopt_id(self, source_id: str) -> str:
         """The id a faithful copy of a session with ``source_id`` gets in this harness's store:
         the same id when it fits the grammar, else a deterministic one that does (UUIDv5)."""
-        return source_id if self.id_grammar is None else self.id_grammar.adopt(source_id)
+        grammar = self.id_grammar
+        return source_id if grammar is None else grammar.adopt(source_id)
 
     def resume_command(self, session_id: str) -> list[str]:
         """The argv that resumes ``session_id``; ``TRANSCRIPT_<ID>_RESUME_CMD`` overrides it.
@@ -301,13 +423,3 @@ class Harness(ABC, Generic[NativeT]):
         if template.strip():
             return [token.replace("{id}", session_id) for token in template.split()]
         return self.default_resume_command(session_id)
-
-
-def home_dir() -> Path | None:
-    """The user's home (``HOME``; on Windows ``USERPROFILE`` first), or None when unset."""
-    if os.name == "nt":
-        profile = os.environ.get("USERPROFILE")
-        if profile:
-            return Path(profile)
-    home = os.environ.get("HOME")
-    return Path(home) if home else None

@@ -7,36 +7,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from txcript.harnesses.base import Harness
-
 if TYPE_CHECKING:
     from txcript.model import Transcript
 
 
-class CommonFormat(Harness["Transcript"]):
-    id = "common"
-    name = "Common JSON"
-    listed = False
+def to_common(native: Transcript) -> Transcript:
+    return native
 
-    def to_common(self, native: Transcript) -> Transcript:
-        return native
 
-    def from_common(self, transcript: Transcript) -> Transcript:
-        return transcript
+def from_common(transcript: Transcript) -> Transcript:
+    return transcript
 
-    def from_text(self, text: str) -> Transcript:
-        from txcript.model import from_json
 
-        return from_json(text)
+def from_text(text: str) -> Transcript:
+    from txcript.model import from_json
 
-    def to_text(self, native: Transcript) -> str:
-        from txcript.model import to_json
+    return from_json(text)
 
-        return to_json(native, indent=2) + "\n"
 
-    def sniff(self, document: Any) -> bool:
-        return (
-            isinstance(document, dict)
-            and isinstance(document.get("meta"), dict)
-            and isinstance(document.get("messages", []), list)
-        )
+def to_text(native: Transcript) -> str:
+    from txcript.model import to_json
+
+    return to_json(native, indent=2) + "\n"
+
+
+def sniff(document: Any) -> bool:
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("meta"), dict)
+        and isinstance(document.get("messages", []), list)
+    )

@@ -19,7 +19,6 @@ from typing import Any
 
 from txcript.diagnostics import warn
 from txcript.errors import Malformed
-from txcript.harnesses.base import Harness
 from txcript.model import (
     STOP_REASONS,
     Artifact,
@@ -400,24 +399,6 @@ def from_common(transcript: Transcript) -> SimpleDocument:
     return document
 
 
-class Simple(Harness[SimpleDocument]):
-    id = "simple"
-    name = "Simple document"
-
-    def to_common(self, native: SimpleDocument) -> Transcript:
-        return to_common(native)
-
-    def from_common(self, transcript: Transcript) -> SimpleDocument:
-        return from_common(transcript)
-
-    def from_text(self, text: str) -> SimpleDocument:
-        return from_text(text)
-
-    def to_text(self, native: SimpleDocument) -> str:
-        return to_text(native)
-
-    def to_text_chunks(self, native: SimpleDocument) -> Iterable[bytes]:
-        return itertools.chain(iter_pretty(native, sort_keys=True), (b"\n",))
-
-    def sniff(self, document: Any) -> bool:
-        return sniff(document)
+def to_text_chunks(native: SimpleDocument) -> Iterable[bytes]:
+    """:func:`to_text` streamed: the same bytes, never the whole document in one string."""
+    return itertools.chain(iter_pretty(native, sort_keys=True), (b"\n",))

@@ -83,3 +83,8 @@ def looks_like_session(text: str) -> bool:
     """
     lines, _ = parse_lines(text[: 1 << 20])
     return any(is_record(line.value) for line in lines)
+
+
+def sniff_lines(values: list[Any]) -> bool:
+    """Do these parsed first lines of a JSONL document look like a Claude Code session?"""
+    return any(is_record(value) for value in values)

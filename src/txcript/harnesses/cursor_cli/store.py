@@ -47,7 +47,6 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
-from txcript.harnesses.cursor_cli.locations import ENV_CHATS
 from txcript.shared import backups
 from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.files import MAX_SIDE_FILE_BYTES, file_key, preflight_write, read_regular
@@ -60,6 +59,8 @@ from . import codec, head
 from .native import DEFAULT_SCHEMA, HARNESS, Blob, Cell, CursorChat, MetaRow, bucket_of
 
 BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
+#: The root override (declared in the registry) names the chats directory itself.
+ENV_CHATS = "CURSOR_CHATS_DIR"
 DB_NAME, META_JSON, PROMPTS_JSON = "store.db", "meta.json", "prompt_history.json"
 #: Every file a saved chat directory holds.
 _CHAT_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", META_JSON, PROMPTS_JSON)

@@ -269,3 +269,8 @@ def _subdirs(directory: Path) -> list[Path]:
 
 def sniff_lines(values: list[Any]) -> bool:
     return bool(values) and all(is_line(v) for v in values)
+
+
+def to_text(native: AgentTranscript) -> str:
+    """The transcript's text form is the file itself."""
+    return native.text

@@ -51,6 +51,7 @@ from txcript.harnesses.cursor_desktop.database import (
     cell_text,
     quote_identifier,
 )
+from txcript.harnesses.cursor_desktop.locations import busy_timeout_setting
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.harnesses.cursor_desktop.vocabulary import NAMESPACE
 from txcript.harnesses.cursor_desktop.workspaces import resolve_workspace_id
@@ -870,3 +871,8 @@ def undo(
         after=after,
     )
     return taken
+
+
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup | None:
+    """:func:`undo` waiting for the app's lock as long as ``TXCRIPT_BUSY_TIMEOUT`` says."""
+    return undo(backup, force=force, busy_timeout=busy_timeout_setting())

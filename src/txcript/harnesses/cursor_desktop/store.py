@@ -1,11 +1,11 @@
 """The Cursor desktop store: sessions in the app's global ``state.vscdb`` (read side).
 
-**Where.** The root is the app's ``User`` directory (:func:`default_root`); every session lives in
-``<root>/globalStorage/state.vscdb``. :mod:`.database` opens it without disturbing the app.
+**Where.** The root is the app's ``User`` directory (declared in the registry); every session
+lives in ``<root>/globalStorage/state.vscdb``. :mod:`.database` opens it without disturbing the app.
 
 **Listing** is :mod:`.discovery` (which sessions, their listing fields, the metadata cache);
 the head of a session, which load and discovery derive alike, is :mod:`.heads`; where the
-store lives is :mod:`.locations`.
+database sits under the root is :mod:`.locations`.
 
 **Load.** Every cell is the exact text Cursor stored (``CAST(value AS TEXT)``); NULL rows and
 cells that are not UTF-8 are dropped. Bubbles are the exact key range in rowid order. Aux rows
@@ -46,11 +46,8 @@ from txcript.harnesses.cursor_desktop.heads import (
 from txcript.harnesses.cursor_desktop.locations import (
     BUSY_TIMEOUT_ENV,
     DEFAULT_BUSY_TIMEOUT,
-    ENV_OVERRIDE,
     busy_timeout_setting,
     database_path,
-    default_root,
-    root_for,
 )
 from txcript.harnesses.cursor_desktop.native import CursorSession, KVRow
 from txcript.shared.files import preflight_write, sqlite_files
@@ -61,12 +58,11 @@ from txcript.shared.text import shown
 __all__ = [
     "BUSY_TIMEOUT_ENV",
     "DEFAULT_BUSY_TIMEOUT",
-    "ENV_OVERRIDE",
     "CursorDesktopStore",
     "busy_timeout_setting",
-    "default_root",
-    "root_for",
+    "database_of",
     "snapshot",
+    "snapshot_of",
 ]
 
 
@@ -335,3 +331,13 @@ def _fingerprints(conn: sqlite3.Connection, schema: Schema, refs: list[str]) -> 
         parts = (cell_integer(last_updated), cd_rowid, count, max_rowid)
         tokens[cid] = "/".join("" if part is None else str(part) for part in parts)
     return tokens
+
+
+def snapshot_of(store: CursorDesktopStore) -> Any:
+    """A whole-database snapshot of the store (SQLite's online backup API)."""
+    return snapshot(store.database, store.busy_timeout)
+
+
+def database_of(store: CursorDesktopStore) -> Path:
+    """The database a restore may write to without --force (the configured store's)."""
+    return Path(store.database)

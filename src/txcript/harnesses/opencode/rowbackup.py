@@ -165,3 +165,10 @@ def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups
 
 def details(state: State) -> dict[str, Any]:
     return {"tables": [table for table, _ in TABLES], "rows": {t: len(r) for t, r in state.items()}}
+
+
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+    """:func:`undo` with OpenCode's own lock timeout."""
+    from .database import BUSY_TIMEOUT
+
+    return undo(backup, force=force, busy_timeout=BUSY_TIMEOUT)

@@ -191,3 +191,8 @@ class OpenCodeStore:
             for reference, session_id in wanted:
                 out[reference] = (prints or {}).get(session_id, "")
         return out
+
+
+def database_of(store: OpenCodeStore) -> Path:
+    """The database a restore may write to without --force (the configured store's)."""
+    return Path(store.database)

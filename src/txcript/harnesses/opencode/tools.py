@@ -157,6 +157,13 @@ def new_session_id(millis: int) -> str:
     return make_id("ses", millis, secrets.token_bytes(16))
 
 
+def fresh_session_id() -> str:
+    """A new session id stamped now, for a copy written into the store."""
+    from txcript.shared.timeutil import now, to_epoch_ms
+
+    return new_session_id(to_epoch_ms(now()))
+
+
 def session_id_for(meta_id: str, millis: int) -> str:
     """``meta_id`` when it already is an OpenCode session id, else one derived from it."""
     if SESSION_ID.match(meta_id):

@@ -1,0 +1,26 @@
+"""The Codex text form: the rollout itself (a legacy ``{session, items}`` document for the
+oldest CLI), parsed and rendered byte for byte by :mod:`.native`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .codec import with_rollout_title
+from .native import CodexSession, parse, render, sniff
+
+
+def from_text(text: str) -> CodexSession:
+    """The session a rollout's text holds, titled by its last ``thread_name_updated`` event."""
+    return with_rollout_title(parse(text))
+
+
+def to_text(native: CodexSession) -> str:
+    return render(native)
+
+
+def sniff_lines(values: list[Any]) -> bool:
+    """Does a JSONL document whose first lines parse to ``values`` look like a rollout?"""
+    return bool(values) and sniff(values[0])
+
+
+__all__ = ["from_text", "sniff", "sniff_lines", "to_text"]
