@@ -45,12 +45,12 @@ def completion_command(shell: str) -> None:
       eval "$(txcript completion zsh)"      # in ~/.zshrc
       txcript completion fish > ~/.config/fish/completions/txcript.fish
     """
-    from txcript.cli.app import cli
-
+    # The root command of this very invocation: importing it would circle back to cli.app.
+    root = click.get_current_context().find_root().command
     completer = get_completion_class(shell)
     if completer is None:  # pragma: no cover - the choice above lists only known shells
         raise click.BadParameter(f"unsupported shell {shell}")
-    script = completer(cli, {}, "txcript", "_TXCRIPT_COMPLETE").source()
+    script = completer(root, {}, "txcript", "_TXCRIPT_COMPLETE").source()
     click.echo(script)
 
 

@@ -137,7 +137,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
             "open_store": "store:OpenCodeStore",
             "new_session_id": "tools:fresh_session_id",
             "store_database": "store:database_of",
-            "undo_backup": "rowbackup",
+            "undo_backup": "write",
             "backup_committed": "rowbackup:committed",
         },
     ),

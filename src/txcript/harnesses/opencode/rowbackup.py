@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from txcript.errors import BadInput, StoreError
+from txcript.errors import StoreError
 from txcript.shared import backup_rows, backups
 from txcript.shared.text import shown
 
@@ -136,39 +136,6 @@ def committed(backup: backups.Backup, partial: Path) -> bool:
     return found is not None and found == backup.after_hash
 
 
-def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups.Backup:
-    """Undo the one save or delete ``backup`` guarded; returns the backup of the undo itself."""
-    from . import write
-
-    if backup.kind != "row" or not backup.session:
-        raise BadInput(f"backup {backup.id} is not an OpenCode row backup")
-    stored, _details = backup_rows.read_rows(backup)
-    state: State = {table: stored.get(table, []) for table, _ in TABLES}
-    session_id = backup.session
-
-    def check(conn: sqlite3.Connection) -> None:
-        current = fingerprint(conn, session_id)
-        if current != backup.after_hash and not force:
-            raise BadInput(
-                f"OpenCode session {session_id} changed since backup {backup.id} was taken "
-                "(OpenCode kept working in it); nothing was written. Pass --force to undo anyway"
-            )
-
-    return write.transaction(
-        Path(backup.database),
-        session_id,
-        "undo",
-        check=check,
-        apply=lambda conn: replace_rows(conn, session_id, state),
-    )
-
-
 def details(state: State) -> dict[str, Any]:
     return {"tables": [table for table, _ in TABLES], "rows": {t: len(r) for t, r in state.items()}}
 
-
-def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
-    """:func:`undo` with OpenCode's own lock timeout."""
-    from .database import BUSY_TIMEOUT
-
-    return undo(backup, force=force, busy_timeout=BUSY_TIMEOUT)

@@ -281,3 +281,32 @@ def archive(database: Path, session_id: str) -> str:
     """Archive one session in place (OpenCode no longer lists it); returns the backup id."""
     work = _Archive(database, session_id)
     return transaction(database, session_id, "delete", check=work, apply=work.apply).id
+
+
+def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups.Backup:
+    """Undo the one save or delete ``backup`` guarded; returns the backup of the undo itself."""
+    if backup.kind != "row" or not backup.session:
+        raise BadInput(f"backup {backup.id} is not an OpenCode row backup")
+    stored, _details = backup_rows.read_rows(backup)
+    state: rowbackup.State = {table: stored.get(table, []) for table, _ in rowbackup.TABLES}
+    session_id = backup.session
+
+    def check(conn: sqlite3.Connection) -> None:
+        current = rowbackup.fingerprint(conn, session_id)
+        if current != backup.after_hash and not force:
+            raise BadInput(
+                f"OpenCode session {session_id} changed since backup {backup.id} was taken "
+                "(OpenCode kept working in it); nothing was written. Pass --force to undo anyway"
+            )
+
+    return transaction(
+        Path(backup.database),
+        session_id,
+        "undo",
+        check=check,
+        apply=lambda conn: rowbackup.replace_rows(conn, session_id, state),
+    )
+
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+    """:func:`undo` with OpenCode's own lock timeout."""
+    return undo(backup, force=force, busy_timeout=BUSY_TIMEOUT)
