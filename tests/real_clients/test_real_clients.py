@@ -32,6 +32,10 @@ from realclients import CLIENTS, binary, find_binary, record
 
 from txcript import model as m
 
+#: One worker runs the whole tier under pytest-xdist: the session-scoped matrix runs every
+#: selected case at once in its own thread pool, and would run again in every worker.
+pytestmark = pytest.mark.xdist_group("real_clients")
+
 TIMEOUT = 180
 PROBE = "probe"  # the prompt each client sends after the resumed history
 CLAUDE_MODEL = "claude-opus-4-5"
