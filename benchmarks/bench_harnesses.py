@@ -362,7 +362,6 @@ def floor(code: str, *args: str) -> list[str]:
 
 
 def environment(harness_id: str, root: Path, home: Path, cache: Path) -> dict[str, str]:
-    info = harnesses.info(harness_id)
     env = child_env(
         {k: v for k, v in os.environ.items() if not k.startswith("TXCRIPT_")},
         HOME=str(home),

@@ -138,4 +138,3 @@ def committed(backup: backups.Backup, partial: Path) -> bool:
 
 def details(state: State) -> dict[str, Any]:
     return {"tables": [table for table, _ in TABLES], "rows": {t: len(r) for t, r in state.items()}}
-

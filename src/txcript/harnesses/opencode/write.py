@@ -307,6 +307,7 @@ def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups
         apply=lambda conn: rowbackup.replace_rows(conn, session_id, state),
     )
 
+
 def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
     """:func:`undo` with OpenCode's own lock timeout."""
     return undo(backup, force=force, busy_timeout=BUSY_TIMEOUT)
