@@ -270,6 +270,24 @@ def test_sniff_recognises_legacy_documents_and_one_line_rollouts() -> None:
     assert not H.sniff({"type": "session_meta", "payload": 3})
 
 
+def test_a_bare_rollout_is_recognised_as_a_document_without_from(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Regression (found by the conformance suite's text round trip): ``sniff_lines`` knew only
+    the ``session_meta`` envelope, so ``txcript export rollout.jsonl`` of a mid-2025 rollout,
+    whose first line is the bare ``{"id", "timestamp", "instructions", "git"}`` header, failed
+    with "not valid JSON" although the store lists and reads such files."""
+    values = [json.loads(row) for row in bare_text().splitlines() if row.strip()]
+    assert H.sniff_lines(values)
+    assert not H.sniff_lines([{"id": "x", "timestamp": "2025-06-01T08:30:00Z"}])
+    assert not H.sniff_lines([{"id": "x", "timestamp": "t", "instructions": None, "type": "a"}])
+    path = tmp_path / "rollout-bare.jsonl"
+    path.write_text(bare_text())
+    result = run_cli("export", str(path), "--format", "common")
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["meta"]["id"] == BARE_ID
+
+
 @pytest.mark.parametrize("text", ["", "  \n", "not json\n", "[1,2]\n"])
 def test_text_without_rollout_records_is_malformed(text: str) -> None:
     with warnings.catch_warnings():

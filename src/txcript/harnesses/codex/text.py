@@ -19,8 +19,20 @@ def to_text(native: CodexSession) -> str:
 
 
 def sniff_lines(values: list[Any]) -> bool:
-    """Does a JSONL document whose first lines parse to ``values`` look like a rollout?"""
-    return bool(values) and sniff(values[0])
+    """Does a JSONL document whose first lines parse to ``values`` look like a rollout: a
+    ``session_meta`` envelope first, or the bare header of a mid-2025 rollout?"""
+    return bool(values) and (sniff(values[0]) or _bare_header(values[0]))
+
+
+def _bare_header(value: Any) -> bool:
+    """``{"id", "timestamp", "instructions", "git"}``, untyped: a mid-2025 rollout's first line."""
+    return (
+        isinstance(value, dict)
+        and "type" not in value
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+        and "instructions" in value
+    )
 
 
 __all__ = ["from_text", "sniff", "sniff_lines", "to_text"]
