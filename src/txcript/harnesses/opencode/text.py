@@ -70,6 +70,10 @@ def session_info(row: dict[str, Any]) -> dict[str, Any]:
     groups: dict[str, dict[str, Any]] = {"time": {}, "summary": {}, "tokens": {}, "cache": {}}
     for column, value in row.items():
         if value is None:
+            if column == "model":
+                # A NULL model is not an absent one: without the column (older schemas) a
+                # session takes its first reply's model, so the document says null.
+                info["model"] = None
             continue
         if column in _PLAIN:
             info[_PLAIN[column]] = _cell(column, value)
@@ -102,7 +106,7 @@ def session_row(info: dict[str, Any]) -> dict[str, Any]:
     for key, value in info.items():
         if key in by_key:
             column = by_key[key]
-            row[column] = dumps(value) if column in JSON_COLUMNS else value
+            row[column] = dumps(value) if column in JSON_COLUMNS and value is not None else value
         elif key == "time" and isinstance(value, dict):
             for column, sub in _TIME.items():
                 if sub in value:
