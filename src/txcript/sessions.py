@@ -191,28 +191,45 @@ def guarded(harness: Harness[Any], work: Callable[[], T], *, explicit: bool) -> 
 
 
 def _looked_up(
-    source: str, chosen: Sequence[Harness[Any]], known: dict[str, list[Discovered]]
+    source: str,
+    chosen: Sequence[Harness[Any]],
+    known: dict[str, list[Discovered]],
+    repeated: list[warnings.WarningMessage] | None = None,
 ) -> list[Discovered] | None:
     """Every session whose id starts with ``source``, newest first as discovery orders them,
     found by each store's direct lookup (a store without one is discovered, and its listing
     kept in ``known``). None when any store fails: discovery then reports it as it always does.
-    Warnings are held back and shown only when the answer stands (a fallback repeats them)."""
+
+    Warnings are held back and shown only when the answer stands. Those of a full discovery
+    made here are given with it (its listing is kept, never made again); those of the direct
+    lookups go to ``repeated`` when it is given, for the caller to give only if it does not fall
+    back to a discovery, which would repeat them."""
     matches: list[Discovered] = []
-    with warnings.catch_warnings(record=True) as held:
-        warnings.simplefilter("always")
-        for harness in chosen:
+    listed: list[warnings.WarningMessage] = []
+    looked: list[warnings.WarningMessage] = []
+    for harness in chosen:
+        with warnings.catch_warnings(record=True) as held:
+            warnings.simplefilter("always")
             try:
                 store = existing_store(harness)
                 if store is None:
                     continue
                 found = lookup(store, source)
                 if found is None:
-                    known[harness.id] = listed = store.discover()
-                    found = [d for d in listed if d.meta_id.startswith(source)]
+                    known[harness.id] = listing = store.discover()
+                    found = [d for d in listing if d.meta_id.startswith(source)]
+                    listed.extend(held)
+                else:
+                    looked.extend(held)
             except Exception:  # discovery decides what a failing store means
+                give_again(listed)  # (the listings kept in ``known`` are not made again)
                 return None
-            matches.extend(found)
-    give_again(held)
+        matches.extend(found)
+    give_again(listed)
+    if repeated is None:
+        give_again(looked)
+    else:
+        repeated.extend(looked)
     matches.sort(key=lambda d: d.timestamp, reverse=True)
     return matches
 
@@ -220,9 +237,16 @@ def _looked_up(
 def sessions_with_id(session_id: str, harness_names: Sequence[str] = ()) -> list[Discovered] | None:
     """Every session whose id is exactly ``session_id`` in the named stores (or all), newest
     first, found by each store's direct lookup. None when a store failed (only a full discovery
-    can tell what that means)."""
-    matches = _looked_up(session_id, chosen_harnesses(harness_names), {}) if session_id else None
-    return None if matches is None else [m for m in matches if m.meta_id == session_id]
+    can tell what that means). The lookups' warnings are given only with an answer: with none,
+    the caller's full discovery gives them."""
+    if not session_id:
+        return None
+    repeated: list[warnings.WarningMessage] = []
+    matches = _looked_up(session_id, chosen_harnesses(harness_names), {}, repeated)
+    exact = None if matches is None else [m for m in matches if m.meta_id == session_id]
+    if exact:
+        give_again(repeated)
+    return exact
 
 
 def direct_session(source: str, matches: list[Discovered]) -> Discovered | None:
@@ -542,17 +566,21 @@ def _resolve(
     """
     chosen = chosen_harnesses([scope] if scope else ())
     known: dict[str, list[Discovered]] = {}
-    matches = _looked_up(source, chosen, known) if source else None
+    repeated: list[warnings.WarningMessage] = []
+    matches = _looked_up(source, chosen, known, repeated) if source else None
     if matches is not None:
         if request is not None:
             # The whole input names a session by its id: it wins over the split (§1.3). Its
             # id starts with ``source``, so it is among the matches.
             whole = next((m for m in matches if m.meta_id == reference), None)
             if whole is not None:
+                give_again(repeated)
                 return whole, None
         direct = direct_session(source, matches)
         if direct is not None:
+            give_again(repeated)
             return direct, request
+    # (The lookups' warnings are not given: this discovery gives them again.)
     sessions = _discover(chosen, explicit=scope is not None, known=known)
     if request is not None:
         whole_matches = [s for s in sessions if reference in (s.meta_id, s.title)]
