@@ -114,13 +114,15 @@ def transaction(
     *,
     check: Callable[[sqlite3.Connection], None],
     apply: Callable[[sqlite3.Connection], None],
-) -> backups.Backup:
+) -> backups.Backup | None:
     """``check`` then ``apply`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup.
 
     ``check`` runs first, so a refused write costs nothing. The session's rows are then copied
     into a row backup, ``apply`` changes them, and the backup is sealed (fsynced) before COMMIT
     and published right after it, with SIGINT/SIGTERM held back between the two. If the
-    transaction does not commit, the backup is removed.
+    transaction does not commit, the backup is removed. If it commits but the backup cannot be
+    published, the write stands: that is one warning, the sealed backup is completed by the next
+    write's sweep, and None is returned.
     """
     backups.check_settings()
     conn = _connect(database)
@@ -164,9 +166,8 @@ def transaction(
         raise
     finally:
         conn.close()
-    if taken is None:
-        raise StoreError(f"writing {database}: the write committed but its backup was not kept")
-    backups.prune(protect=[taken.id])
+    if taken is not None:
+        backups.prune(protect=[taken.id])
     return taken
 
 
@@ -277,14 +278,17 @@ class _Archive:
         )
 
 
-def archive(database: Path, session_id: str) -> str:
-    """Archive one session in place (OpenCode no longer lists it); returns the backup id."""
+def archive(database: Path, session_id: str) -> str | None:
+    """Archive one session in place (OpenCode no longer lists it); returns the backup id (None
+    when the write stands but its backup could not be published yet)."""
     work = _Archive(database, session_id)
-    return transaction(database, session_id, "delete", check=work, apply=work.apply).id
+    taken = transaction(database, session_id, "delete", check=work, apply=work.apply)
+    return None if taken is None else taken.id
 
 
-def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups.Backup:
-    """Undo the one save or delete ``backup`` guarded; returns the backup of the undo itself."""
+def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups.Backup | None:
+    """Undo the one save or delete ``backup`` guarded; returns the backup of the undo itself
+    (None when the undo stands but its backup could not be published yet)."""
     if backup.kind != "row" or not backup.session:
         raise BadInput(f"backup {backup.id} is not an OpenCode row backup")
     stored, _details = backup_rows.read_rows(backup)
@@ -308,6 +312,6 @@ def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups
     )
 
 
-def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup | None:
     """:func:`undo` with OpenCode's own lock timeout."""
     return undo(backup, force=force, busy_timeout=BUSY_TIMEOUT)
