@@ -10,8 +10,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from txcript.harnesses import REGISTRY
+
+# Hypothesis example counts: ``ci`` (the default) keeps property tests that take the profile's
+# count quick; ``TXCRIPT_HYPOTHESIS=nightly`` runs the full count. Tests that name their own
+# ``max_examples`` keep it.
+settings.register_profile(
+    "ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "nightly", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("TXCRIPT_HYPOTHESIS", "ci"))
 
 #: Every variable that could point a test at a real store: each harness's declared root
 #: override (a new harness's is cleared without a line here), the XDG bases, and our own.
