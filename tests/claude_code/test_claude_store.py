@@ -18,6 +18,7 @@ from claude_fixtures import (
     SID,
     VERSION,
     assistant,
+    claude_transcripts,
     jsonl,
     put,
     realistic_records,
@@ -29,7 +30,6 @@ from claude_fixtures import (
     when,
 )
 from hypothesis import HealthCheck, given, settings
-from test_claude_writer import claude_transcripts
 
 from conftest import RunCli
 from txcript import harnesses

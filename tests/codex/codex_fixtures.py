@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
+
+from hypothesis import strategies as st
+
+from txcript import model as m
+from txcript.harnesses.codex import codec, tools
+from txcript.pairing import answer_open_calls
 
 SESSION_ID = "019a1b2c-3d4e-7f60-8a1b-2c3d4e5f6a7b"
 BARE_ID = "5f0c7d1e-2a3b-4c5d-8e9f-0a1b2c3d4e5f"
@@ -367,3 +376,180 @@ def legacy_document() -> dict[str, Any]:
 
 def legacy_text() -> str:
     return json.dumps(legacy_document(), indent=2) + "\n"
+
+
+# ------------------------------------------------------------------------ state database
+
+THREADS_DDL = """
+CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    rollout_path TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    model_provider TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    title TEXT NOT NULL,
+    sandbox_policy TEXT NOT NULL,
+    approval_mode TEXT NOT NULL,
+    tokens_used INTEGER NOT NULL DEFAULT 0,
+    has_user_event INTEGER NOT NULL DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0,
+    archived_at INTEGER,
+    git_sha TEXT,
+    git_branch TEXT,
+    git_origin_url TEXT,
+    cli_version TEXT NOT NULL DEFAULT '',
+    first_user_message TEXT NOT NULL DEFAULT '',
+    agent_nickname TEXT,
+    memory_mode TEXT NOT NULL DEFAULT 'enabled'
+);
+CREATE TABLE thread_dynamic_tools (thread_id TEXT NOT NULL, name TEXT NOT NULL);
+"""
+
+
+def make_db(root: Path, ddl: str = THREADS_DDL, name: str = "state_5.sqlite") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    db = root / name
+    with sqlite3.connect(db) as connection:
+        connection.executescript(ddl)
+    connection.close()
+    return db
+
+
+# --------------------------------------------------------------------- property: fixpoint
+
+_START = datetime(2024, 1, 1, tzinfo=UTC)
+_CODEX_NAMES = {"shell", "container.exec", "shell_command", "exec_command", "apply_patch"}
+_TYPED = {"Read", "Write", "Edit", "MultiEdit", "Bash"}
+
+texts = st.text(max_size=30)
+nonempty = st.text(min_size=1, max_size=20)
+prompt_texts = texts.filter(lambda s: not s.lstrip().startswith(codec.SCAFFOLDING))
+when = st.integers(0, 10**14).map(lambda us: _START + timedelta(microseconds=us))
+uints = st.integers(0, 2**62)
+json_values: st.SearchStrategy[Any] = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+edit_specs = st.builds(m.EditSpec, old_string=texts, new_string=texts, replace_all=st.booleans())
+codex_tools: st.SearchStrategy[m.Tool] = st.one_of(
+    st.builds(
+        m.Bash,
+        command=texts,
+        workdir=st.none() | texts,
+        timeout_ms=st.none() | uints,
+        description=st.none() | texts,
+        run_in_background=st.booleans(),
+    ),
+    st.builds(
+        m.Edit, file_path=texts, old_string=texts, new_string=texts, replace_all=st.booleans()
+    ),
+    st.builds(m.MultiEdit, file_path=texts, edits=st.lists(edit_specs, max_size=3).map(tuple)),
+    st.builds(m.Write, file_path=texts, content=texts),
+    st.builds(m.Read, file_path=texts, offset=st.none() | uints, limit=st.none() | uints),
+    st.builds(m.Command, command=texts.map(lambda s: "/" + s), args=st.none() | texts),
+    st.builds(
+        m.Raw,
+        tool_name=nonempty.filter(
+            lambda n: n not in _CODEX_NAMES | _TYPED and not n.startswith("/")
+        ),
+        input=json_values,
+    ),
+)
+images = st.builds(
+    m.Image,
+    source=st.builds(
+        m.ImageSource,
+        type=st.just("base64"),
+        media_type=st.sampled_from(["image/png", "image/jpeg", "image/webp"]),
+        data=st.text(alphabet="ABCabc012+/=", max_size=12),
+    ),
+)
+usages = st.none() | st.builds(
+    m.Usage,
+    input_tokens=uints,
+    output_tokens=uints,
+    cache_read_input_tokens=st.none() | st.integers(1, 2**40),
+)
+
+
+def _reports_errors(tool: m.Tool) -> bool:
+    """Only outputs of calls written into the shell family carry an exit code."""
+    if isinstance(tool, m.Bash):
+        return True
+    if isinstance(tool, m.Edit | m.MultiEdit | m.Write):
+        return tools.patch_for(tool) is not None
+    return isinstance(tool, m.Raw) and tool.tool_name in tools.EXEC_FAMILY
+
+
+@st.composite
+def codex_transcripts(draw: st.DrawFn) -> m.Transcript:
+    messages: list[m.Message] = []
+    first_prompt: list[m.Block] | None = None
+    calls = 0
+    for _ in range(draw(st.integers(0, 6))):
+        kind = draw(st.sampled_from(["prompt", "assistant", "calls"]))
+        if kind == "prompt":
+            blocks = draw(
+                st.lists(
+                    st.one_of(prompt_texts.map(lambda s: m.Text(text=s)), images),
+                    min_size=1,
+                    max_size=3,
+                )
+            )
+            first_prompt = blocks if first_prompt is None else first_prompt
+            messages.append(m.Message(role="user", content=tuple(blocks), timestamp=draw(when)))
+            continue
+        content: list[m.Block] = draw(
+            st.lists(
+                st.one_of(
+                    texts.map(lambda s: m.Text(text=s)),
+                    st.builds(m.Thinking, text=texts, encrypted=st.none() | nonempty),
+                ),
+                min_size=1 if kind == "assistant" else 0,
+                max_size=3,
+            )
+        )
+        used: list[tuple[str, m.Tool]] = []
+        if kind == "calls":
+            for tool in draw(st.lists(codex_tools, min_size=1, max_size=3)):
+                calls += 1
+                used.append((f"call-{calls}", tool))
+                content.append(m.ToolUse(id=f"call-{calls}", tool=tool))
+        messages.append(
+            m.Message(
+                role="assistant",
+                content=tuple(content),
+                timestamp=draw(when),
+                model=draw(st.none() | nonempty),
+                stop_reason=draw(st.sampled_from([None, "end_turn", "aborted", "error"])),
+                usage=draw(usages),
+            )
+        )
+        if used and draw(st.booleans()):
+            results = tuple(
+                m.ToolResult(
+                    tool_use_id=call_id,
+                    content=draw(texts),
+                    is_error=_reports_errors(tool) and draw(st.booleans()),
+                )
+                for call_id, tool in used
+            )
+            messages.append(m.Message(role="user", content=results, timestamp=draw(when)))
+    derived = m.prompt_title(first_prompt) if first_prompt is not None else None
+    title = draw(st.sampled_from([derived, draw(texts)]))
+    meta = m.Meta(
+        id=draw(texts),
+        timestamp=draw(when),
+        cwd=draw(st.none() | nonempty),
+        git_branch=draw(st.none() | texts),
+        title=title,
+        cli_version=draw(st.none() | nonempty),
+        model=draw(st.none() | nonempty),
+    )
+    # Writers close calls left open mid-session (txcript.pairing); the fixpoint is over closed ones.
+    return answer_open_calls(m.Transcript(meta=meta, messages=tuple(messages)))

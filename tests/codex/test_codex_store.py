@@ -20,9 +20,11 @@ from codex_fixtures import (
     BROKEN_LINE,
     LEGACY_ID,
     SESSION_ID,
+    THREADS_DDL,
     bare_text,
     current_text,
     legacy_text,
+    make_db,
 )
 
 from conftest import RunCli
@@ -300,42 +302,6 @@ def test_compressed_rollouts_without_a_decoder(root: Path, monkeypatch: pytest.M
 
 
 # ------------------------------------------------------------------------------ state database
-
-THREADS_DDL = """
-CREATE TABLE threads (
-    id TEXT PRIMARY KEY,
-    rollout_path TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    model_provider TEXT NOT NULL,
-    cwd TEXT NOT NULL,
-    title TEXT NOT NULL,
-    sandbox_policy TEXT NOT NULL,
-    approval_mode TEXT NOT NULL,
-    tokens_used INTEGER NOT NULL DEFAULT 0,
-    has_user_event INTEGER NOT NULL DEFAULT 0,
-    archived INTEGER NOT NULL DEFAULT 0,
-    archived_at INTEGER,
-    git_sha TEXT,
-    git_branch TEXT,
-    git_origin_url TEXT,
-    cli_version TEXT NOT NULL DEFAULT '',
-    first_user_message TEXT NOT NULL DEFAULT '',
-    agent_nickname TEXT,
-    memory_mode TEXT NOT NULL DEFAULT 'enabled'
-);
-CREATE TABLE thread_dynamic_tools (thread_id TEXT NOT NULL, name TEXT NOT NULL);
-"""
-
-
-def make_db(root: Path, ddl: str = THREADS_DDL, name: str = "state_5.sqlite") -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    db = root / name
-    with sqlite3.connect(db) as connection:
-        connection.executescript(ddl)
-    connection.close()
-    return db
 
 
 def rows(db: Path) -> list[dict[str, Any]]:

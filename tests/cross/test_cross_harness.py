@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,9 @@ from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.shared.jsonutil import dumps_compact
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "claude_code"))
+from claude_fixtures import parallel_batches
 
 EXAMPLE = Path(__file__).parents[1] / "cursor_desktop" / "data" / "example-session.json"
 
@@ -118,106 +122,6 @@ def test_native_text_documents_are_recognised_without_from(
 
 # ------------------------------------------------ parallel calls through every store and back
 
-CLAUDE_SID = "7d0c9e1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"
-
-
-def _claude_line(kind: str, uuid: str, parent: str | None, second: int, **body: Any) -> str:
-    record: dict[str, Any] = {
-        "parentUuid": parent,
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/work/app",
-        "sessionId": CLAUDE_SID,
-        "version": "2.1.37",
-        "gitBranch": "main",
-        "type": kind,
-        **body,
-        "uuid": uuid,
-        "timestamp": f"2026-08-21T09:00:{second:02d}.000Z",
-    }
-    return json.dumps(record, separators=(",", ":"))
-
-
-def _parallel_claude_session(root: Path) -> None:
-    """Two parallel batches answered out of order, with errors among the results."""
-    lines = [_claude_line("user", "u1", None, 0, message={"role": "user", "content": "audit"})]
-    previous = "u1"
-    second = 1
-
-    def response(tag: str, calls: list[tuple[str, str, dict[str, Any]]]) -> list[str]:
-        nonlocal previous, second
-        chain = []
-        for n, (call_id, name, tool_input) in enumerate(calls):
-            block = {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}
-            message = {
-                "id": f"msg_{tag}",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-opus-4-8",
-                "content": [block],
-                "stop_reason": "tool_use" if n == len(calls) - 1 else None,
-                "usage": {"input_tokens": 3, "output_tokens": 4},
-            }
-            uuid = f"{tag}-a{n}"
-            lines.append(_claude_line("assistant", uuid, previous, second, message=message))
-            chain.append(uuid)
-            previous = uuid
-            second += 1
-        return chain
-
-    def results(chain: list[str], answers: list[tuple[int, str, Any, bool]]) -> None:
-        nonlocal previous, second
-        for index, call_id, content, is_error in answers:
-            block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
-            if is_error:
-                block["is_error"] = True
-            uuid = f"r-{call_id}"
-            lines.append(
-                _claude_line(
-                    "user", uuid, chain[index], second, message={"role": "user", "content": [block]}
-                )
-            )
-            previous = uuid
-            second += 1
-
-    first = response(
-        "b1",
-        [
-            ("toolu_1", "Bash", {"command": "npm test"}),
-            ("toolu_2", "Read", {"file_path": "/work/app/package.json"}),
-            ("toolu_3", "Glob", {"pattern": "**/*.ts"}),
-        ],
-    )
-    results(
-        first,
-        [
-            (2, "toolu_3", "src/a.ts", False),
-            (0, "toolu_1", "1 failing", True),
-            (1, "toolu_2", "{}", False),
-        ],
-    )
-    second_batch = response(
-        "b2",
-        [
-            ("toolu_4", "Grep", {"pattern": "TODO"}),
-            ("toolu_5", "Bash", {"command": "npm run lint"}),
-        ],
-    )
-    results(second_batch, [(1, "toolu_5", "clean", False), (0, "toolu_4", "no access", True)])
-    done = {
-        "id": "msg_c",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-opus-4-8",
-        "content": [{"type": "text", "text": "One test fails; grep was denied."}],
-        "stop_reason": "end_turn",
-        "usage": {"input_tokens": 3, "output_tokens": 9},
-    }
-    lines.append(_claude_line("assistant", "c1", previous, second, message=done))
-    directory = root / "projects" / "-work-app"
-    directory.mkdir(parents=True)
-    (directory / f"{CLAUDE_SID}.jsonl").write_text("".join(line + "\n" for line in lines))
-
 
 def _exchange(transcript: m.Transcript) -> dict[str, list[Any]]:
     """Texts, calls and results (with ``is_error``), each kind in order, whatever the grouping."""
@@ -236,7 +140,7 @@ def test_claude_parallel_batches_through_codex_and_cursor_back_to_claude_keep_ev
     texts, calls and results (each in order) and every ``is_error`` are compared.
     """
     claude_root = tmp_path / "claude-src"
-    _parallel_claude_session(claude_root)
+    parallel_batches(claude_root)
     claude = harnesses.get("claude_code")
     store = claude.store(claude_root)
     assert store is not None

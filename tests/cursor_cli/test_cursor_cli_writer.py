@@ -12,8 +12,6 @@ from typing import Any
 
 import pytest
 from cursor_cli_fixtures import CHAT_ID, CWD, kitchen_sink_chat, md5, snapshot
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from conftest import RunCli
 from txcript import harnesses
@@ -21,10 +19,9 @@ from txcript import model as m
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.cursor_cli import graph
 from txcript.harnesses.cursor_cli import protobuf as pb
-from txcript.harnesses.cursor_cli.head import decode_meta_value, derived_title
+from txcript.harnesses.cursor_cli.head import decode_meta_value
 from txcript.harnesses.cursor_cli.native import Blob, CursorChat
 from txcript.harnesses.cursor_cli.store import CursorCliStore
-from txcript.harnesses.cursor_cli.tools import CURSOR_NAMES
 from txcript.shared import backups
 
 H = harnesses.get("cursor")
@@ -265,127 +262,6 @@ def test_continue_into_cursor_cli_through_the_cli(
                       env={"TXCRIPT_DATA_DIR": str(tmp_path / "data")})  # fmt: skip
     assert deleted.code == 0, deleted.stderr
     assert not location.exists()
-
-
-# ----------------------------------------------------------------------------- fixpoint
-
-line = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20
-).filter(lambda s: "<user_info>" not in s)
-texts = st.one_of(line, st.lists(line, min_size=2, max_size=3).map("\n".join))
-nonempty = texts.filter(lambda s: s != "")
-uints = st.integers(0, 2**53)
-when = st.integers(0, 4 * 10**12).map(lambda ms: datetime.fromtimestamp(ms / 1000, tz=UTC))
-cursor_tools: st.SearchStrategy[m.Tool] = st.one_of(
-    st.builds(
-        m.Bash,
-        command=texts,
-        workdir=st.none() | texts,
-        timeout_ms=st.none() | uints,
-        description=st.none() | texts,
-        run_in_background=st.booleans(),
-    ),
-    st.builds(m.Read, file_path=texts, offset=st.none() | uints, limit=st.none() | uints),
-    st.builds(m.Write, file_path=texts, content=texts),
-    st.builds(
-        m.Edit, file_path=texts, old_string=texts, new_string=texts, replace_all=st.booleans()
-    ),
-    st.builds(
-        m.MultiEdit,
-        file_path=texts,
-        edits=st.lists(
-            st.builds(m.EditSpec, old_string=texts, new_string=texts, replace_all=st.booleans()),
-            max_size=2,
-        ).map(tuple),
-    ),
-    st.builds(
-        m.Raw,
-        tool_name=st.text(min_size=1, max_size=10).filter(
-            lambda n: (
-                n not in CURSOR_NAMES | {"Bash", "Edit", "MultiEdit"} and not n.startswith("/")
-            )
-        ),
-        input=st.recursive(
-            st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
-            lambda inner: (
-                st.lists(inner, max_size=3)
-                | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-            ),
-            max_leaves=6,
-        ),
-    ),
-)
-images = st.builds(
-    m.Image,
-    source=st.builds(
-        m.ImageSource,
-        type=st.just("base64"),
-        media_type=st.sampled_from(["image/png", "image/jpeg"]),
-        data=st.text(alphabet="ABCabc012+/=", max_size=12),
-    ),
-)
-thinking = st.one_of(
-    st.builds(m.Thinking, text=texts, signature=st.none() | texts),
-    st.builds(m.Thinking, text=st.just(""), encrypted=texts),
-)
-
-
-@st.composite
-def cursor_transcripts(draw: st.DrawFn) -> m.Transcript:
-    messages: list[m.Message] = []
-    first_prompt: str | None = None
-    calls = 0
-    with_models = draw(st.booleans())
-    for _ in range(draw(st.integers(0, 6))):
-        kind = draw(st.sampled_from(["prompt", "assistant", "calls"]))
-        if kind == "prompt":
-            blocks = draw(
-                st.lists(st.one_of(texts.map(lambda s: m.Text(text=s)), images), max_size=3)
-            )
-            prompt = [b.text for b in blocks if isinstance(b, m.Text)]
-            if first_prompt is None and prompt:
-                first_prompt = "\n".join(prompt)
-            messages.append(m.Message(role="user", content=tuple(blocks), timestamp=draw(when)))
-            continue
-        content: list[m.Block] = draw(
-            st.lists(st.one_of(texts.map(lambda s: m.Text(text=s)), thinking), max_size=3)
-        )
-        used = []
-        if kind == "calls":
-            for tool in draw(st.lists(cursor_tools, min_size=1, max_size=3)):
-                calls += 1
-                used.append(f"call-{calls}")
-                content.append(m.ToolUse(id=f"call-{calls}", tool=tool))
-        model = draw(st.none() | nonempty) if with_models else None
-        messages.append(
-            m.Message(role="assistant", content=tuple(content), timestamp=draw(when), model=model)
-        )
-        if used and draw(st.booleans()):
-            results = tuple(
-                m.ToolResult(tool_use_id=i, content=draw(texts), is_error=draw(st.booleans()))
-                for i in used
-            )
-            messages.append(m.Message(role="user", content=results, timestamp=draw(when)))
-    derived = derived_title(first_prompt) if first_prompt is not None else None
-    title = draw(st.sampled_from([derived, draw(nonempty)]))
-    meta = m.Meta(
-        id=draw(st.text(max_size=12)),
-        timestamp=draw(when),
-        cwd=draw(st.none() | nonempty),
-        title=title,
-        # A session without lastUsedModel takes the last message's model, so a session whose
-        # messages name models always names one itself.
-        model=draw(nonempty) if with_models else None,
-    )
-    return m.Transcript(meta=meta, messages=tuple(messages))
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cursor_transcripts())
-def test_fixpoint_over_the_cursor_cli_representable_subset(transcript: m.Transcript) -> None:
-    chat = H.from_common(transcript)
-    assert H.to_common(chat) == transcript
-    assert H.from_text(H.to_text(chat)) == chat
 
 
 def test_saved_chats_are_real_sqlite_with_the_agents_schema(tmp_path: Path) -> None:

@@ -3,71 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from cursor_cli_fixtures import MTIME_NS, OLD, UUID, write_transcripts
 
 from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.errors import Unconvertible
-from txcript.harnesses.cursor_cli.transcripts import NO_RESULT, TranscriptStore, slug_of
+from txcript.harnesses.cursor_cli.transcripts import NO_RESULT, TranscriptStore
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.timeutil import from_epoch_ms
 
 H = harnesses.get("cursor_transcripts")
-UUID = "5c6d7e8f-1a2b-4c3d-9e8f-0a1b2c3d4e5f"
-OLD = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
-MTIME_NS = 1764583200_000_000_000
 NS = namespace_from_ascii(b"txcript-cursortr")
-
-LINES = [
-    {
-        "role": "user",
-        "message": {
-            "content": [{"type": "text", "text": "<user_query>\nrun the tests\n</user_query>"}]
-        },
-    },
-    {
-        "role": "assistant",
-        "message": {
-            "content": [
-                {"type": "text", "text": "Running them."},
-                {
-                    "type": "tool_use",
-                    "name": "Shell",
-                    "input": {
-                        "command": "npm test",
-                        "description": "tests",
-                        "working_directory": "/w",
-                    },
-                },
-                {
-                    "type": "tool_use",
-                    "name": "ApplyPatch",
-                    "input": "*** Begin Patch\n*** End Patch",
-                },
-                {"type": "tool_use", "name": "ReadFile", "input": {"path": "/w/a.ts", "limit": 20}},
-            ]
-        },
-    },
-    {"role": "assistant", "message": {"content": "All green."}},
-]
-
-
-def write_transcripts(root: Path, workspace: str) -> tuple[Path, Path]:
-    project = root / "projects" / slug_of(workspace) / "agent-transcripts"
-    (project / UUID).mkdir(parents=True)
-    jsonl = project / UUID / f"{UUID}.jsonl"
-    jsonl.write_text("".join(json.dumps(line) + "\n" for line in LINES))
-    txt = project / f"{OLD}.txt"
-    txt.write_text(
-        "user: explain the config\n\nassistant:\n[Thinking] look at it\nIt sets the port.\n"
-    )
-    for path in (jsonl, txt):
-        os.utime(path, ns=(MTIME_NS, MTIME_NS))
-    return jsonl, txt
 
 
 def test_jsonl_transcript_gives_exactly_the_expected_common(

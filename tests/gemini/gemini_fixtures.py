@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from hypothesis import strategies as st
+
+from txcript import model as m
 
 ROOT_PATH = "/home/dev/acme"
 SLUG = "acme"
@@ -331,3 +336,110 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+# ------------------------------------------------- the representable subset (hypothesis)
+
+_INJECTED = ("/", "?", "<session_context>", "<hook_context>")
+_texts = st.text(max_size=30)
+_prompt_texts = _texts.filter(lambda t: not t.startswith(_INJECTED))
+_json_objects = st.dictionaries(
+    st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=3
+)
+_uints = st.integers(0, 2**40)
+_tools = st.one_of(
+    st.builds(
+        m.Bash,
+        command=_texts,
+        workdir=st.none() | _texts,
+        timeout_ms=st.none() | _uints,
+        description=st.none() | _texts,
+        run_in_background=st.booleans(),
+    ),
+    st.builds(m.Read, file_path=_texts, offset=st.none() | _uints, limit=st.none() | _uints),
+    st.builds(m.Write, file_path=_texts, content=_texts),
+    st.builds(
+        m.Edit, file_path=_texts, old_string=_texts, new_string=_texts, replace_all=st.booleans()
+    ),
+    st.builds(
+        m.MultiEdit,
+        file_path=_texts,
+        edits=st.lists(
+            st.builds(m.EditSpec, old_string=_texts, new_string=_texts, replace_all=st.booleans()),
+            max_size=2,
+        ).map(tuple),
+    ),
+    st.builds(
+        m.Raw,
+        tool_name=st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True).filter(
+            lambda n: n not in ("run_shell_command", "read_file", "write_file", "replace")
+        ),
+        input=_json_objects,
+    ),
+)
+
+
+@st.composite
+def gemini_shaped(draw: st.DrawFn) -> m.Transcript:
+    """Common as Gemini groups it: prompts, assistant turns (thinking, text, calls) each followed
+    by one message answering every call, slash commands on their own."""
+    clock = [draw(st.integers(0, 10**12))]
+
+    def tick() -> datetime:
+        clock[0] += draw(st.integers(0, 10**9))
+        return datetime.fromtimestamp(1_700_000_000 + clock[0] / 1e6, tz=UTC)
+
+    messages: list[m.Message] = []
+    model = None
+    for unit in draw(st.lists(st.sampled_from(["prompt", "turn", "command"]), max_size=5)):
+        if unit == "prompt":
+            blocks: list[m.Block] = [m.Text(t) for t in draw(st.lists(_prompt_texts, max_size=2))]
+            if blocks and draw(st.booleans()):
+                blocks.append(m.Image(m.ImageSource("base64", "image/png", draw(_texts))))
+            messages.append(m.Message("user", tuple(blocks), tick()))
+        elif unit == "command":
+            name = "/" + draw(st.from_regex(r"[a-z]{0,8}", fullmatch=True))
+            tool = m.Command(command=name, args=draw(st.none() | _texts))
+            messages.append(m.Message("user", (m.ToolUse(f"cmd-{len(messages)}", tool),), tick()))
+        else:
+            blocks = [m.Thinking(t) for t in draw(st.lists(_texts, max_size=2))]
+            texts = draw(st.lists(_texts, max_size=2))
+            if texts != [""]:
+                blocks += [m.Text(t) for t in texts]
+            calls = [
+                m.ToolUse(f"call-{len(messages)}-{k}", tool)
+                for k, tool in enumerate(draw(st.lists(_tools, max_size=3)))
+            ]
+            turn_model = draw(st.none() | st.sampled_from(["gemini-3-pro", "auto-gemini-3"]))
+            model = model or turn_model
+            usage = draw(
+                st.none()
+                | st.builds(
+                    m.Usage,
+                    input_tokens=_uints,
+                    output_tokens=_uints,
+                    cache_read_input_tokens=st.none() | st.integers(1, 2**40),
+                )
+            )
+            messages.append(
+                m.Message("assistant", (*blocks, *calls), tick(), model=turn_model, usage=usage)
+            )
+            if calls:
+                results = tuple(
+                    m.ToolResult(
+                        c.id,
+                        draw(_texts | _json_objects | st.lists(st.integers(), max_size=2)),
+                        is_error=draw(st.booleans()),
+                    )
+                    for c in calls
+                )
+                messages.append(m.Message("user", results, tick()))
+    start = datetime.fromtimestamp(1_700_000_000 + draw(st.integers(0, 10**6)), tz=UTC)
+    meta = m.Meta(
+        id=draw(st.uuids()).hex,
+        timestamp=start,
+        cwd=draw(st.none() | st.just("/home/dev/repo")),
+        title=draw(st.text(min_size=1, max_size=20)),
+        model=model,
+    )
+    return m.Transcript(meta=meta, messages=tuple(messages))

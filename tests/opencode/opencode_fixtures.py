@@ -11,8 +11,13 @@ import json
 import os
 import shutil
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from hypothesis import strategies as st
+
+from txcript import model as m
 
 SENTINELS = (
     "SENTINEL-ACCESS-7f3a",
@@ -579,3 +584,112 @@ def every_generation(data: Path) -> Path:
     storage_layout(data)
     oldest_layout(data)
     return data
+
+
+# ------------------------------------------------- the representable subset (hypothesis)
+
+START = datetime(2026, 3, 1, tzinfo=UTC)
+
+_texts = st.text(min_size=0, max_size=30)
+_paths = st.text(min_size=1, max_size=20)
+_tools = st.one_of(
+    st.builds(
+        m.Bash,
+        command=_texts,
+        description=st.none() | _texts,
+        timeout_ms=st.none() | st.integers(0, 10**9),
+    ),
+    st.builds(
+        m.Read,
+        file_path=_paths,
+        offset=st.none() | st.integers(0, 10**6),
+        limit=st.none() | st.integers(0, 10**6),
+    ),
+    st.builds(
+        m.Edit, file_path=_paths, old_string=_texts, new_string=_texts, replace_all=st.booleans()
+    ),
+    st.builds(m.Write, file_path=_paths, content=_texts),
+    st.builds(
+        m.Raw,
+        tool_name=st.text(min_size=1, max_size=10).filter(
+            lambda n: n not in {"bash", "read", "edit", "write"}
+        ),
+        input=st.dictionaries(st.text(max_size=5), st.integers() | _texts, max_size=3),
+    ),
+)
+_stops = st.none() | st.sampled_from(sorted(m.STOP_REASONS))
+_usages = st.none() | st.builds(
+    m.Usage,
+    input_tokens=st.integers(1, 10**9),
+    output_tokens=st.integers(0, 10**9),
+    cache_read_input_tokens=st.none() | st.integers(1, 10**6),
+    cache_creation_input_tokens=st.none() | st.integers(1, 10**6),
+)
+_content = st.one_of(
+    st.builds(m.Text, text=_texts),
+    st.builds(m.Thinking, text=_texts, signature=st.none() | _texts, encrypted=st.none() | _texts),
+)
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> m.Transcript:
+    """Shapes OpenCode groups as it writes them: a user turn, then assistant turns each followed
+    by the results of its calls (stamped later), every turn non-empty and in time order."""
+    clock = 0
+    calls = 0
+    messages: list[m.Message] = []
+    model = draw(st.sampled_from(["claude-sonnet-4-5", "gpt-5"]))
+    for _ in range(draw(st.integers(1, 3))):
+        clock += draw(st.integers(1, 5000))
+        user = draw(st.lists(st.builds(m.Text, text=_texts), min_size=1, max_size=2))
+        messages.append(
+            m.Message(
+                role="user", content=tuple(user), timestamp=START + timedelta(milliseconds=clock)
+            )
+        )
+        for _ in range(draw(st.integers(1, 3))):
+            clock += draw(st.integers(1, 5000))
+            blocks: list[m.Block] = [draw(_content)]
+            results: list[m.Block] = []
+            for _ in range(draw(st.integers(0, 2))):
+                calls += 1
+                call_id = f"call_{calls}"
+                blocks.append(m.ToolUse(id=call_id, tool=draw(_tools)))
+                if draw(st.booleans()):
+                    results.append(
+                        m.ToolResult(
+                            tool_use_id=call_id, content=draw(_texts), is_error=draw(st.booleans())
+                        )
+                    )
+            when = START + timedelta(milliseconds=clock)
+            messages.append(
+                m.Message(
+                    role="assistant",
+                    content=tuple(blocks),
+                    timestamp=when,
+                    model=model,
+                    stop_reason=draw(_stops),
+                    usage=draw(_usages),
+                )
+            )
+            if results:
+                clock += draw(st.integers(1, 5000))
+                messages.append(
+                    m.Message(
+                        role="user",
+                        content=tuple(results),
+                        timestamp=START + timedelta(milliseconds=clock),
+                    )
+                )
+    meta = m.Meta(
+        id=MAIN_ID,
+        timestamp=START,
+        cwd=draw(st.none() | st.just("/work/repo")),
+        title=draw(
+            st.none()
+            | st.text(min_size=1, max_size=20).filter(lambda t: not t.startswith("New session - "))
+        ),
+        cli_version=draw(st.none() | st.just("1.14.2")),
+        model=draw(st.none() | st.just(model)),
+    )
+    return m.Transcript(meta=meta, messages=tuple(messages))

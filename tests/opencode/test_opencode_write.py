@@ -222,6 +222,17 @@ def test_a_user_message_names_a_model_only_when_the_source_has_one() -> None:
     assert user_models(named) == [{"providerID": "anthropic", "modelID": "claude-opus-4-5"}]
 
 
+def test_foreign_ids_become_opencode_session_ids_deterministically() -> None:
+    foreign = m.Transcript(
+        meta=m.Meta(
+            id="3f1c2a4e-8b7d-4e21-9a6b-0c5d2e7f9a11", timestamp=datetime(2026, 3, 1, tzinfo=UTC)
+        )
+    )
+    opencode = harnesses.get("opencode")
+    first, second = opencode.from_common(foreign), opencode.from_common(foreign)
+    assert first.id == second.id and first.id.startswith("ses_") and len(first.id) == 30
+
+
 def test_a_backup_that_cannot_be_published_after_commit_is_one_warning_not_a_failure(
     tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,82 @@
+"""Cursor desktop: one real ``state.vscdb`` per generation the reader knows (3.16 with its header
+table, 3.7 with heads in ItemTable, 1.7 and 0.50 with bubble rows and no heads, 0.45 with inline
+conversations)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from declare import (
+    Conformance,
+    Family,
+    HopLimit,
+    StoreFacts,
+    closed_calls,
+    composed,
+    each_result_with_its_call,
+    replaced,
+    tool_fields,
+    use_fixtures,
+    without_commands,
+)
+
+from txcript.model import Bash
+from txcript.pairing import NO_RESULT
+
+use_fixtures("cursor_desktop")
+import dbfixtures as fx  # noqa: E402
+from sessions import representable  # noqa: E402
+
+
+def _database(app: Callable[[Path], Path]) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        storage = root / "globalStorage"
+        storage.mkdir(parents=True, exist_ok=True)
+        app(storage / "state.vscdb")
+
+    return build
+
+
+def _as_saved_elsewhere(native: Any) -> Any:
+    """A session saved where it has no header row gets one, so the app lists it: a head read
+    from ItemTable or synthesized becomes a row (NULL in the columns it has no value for), and
+    a head listed by its creation time keeps that time as its recency."""
+    recency = native.recency or (native.created_at if native.header_origin != "table" else 0)
+    extra = tuple((k, v) for k, v in native.extra_columns if v is not None)
+    return replaced(native, header_origin="table", recency=recency, extra_columns=extra)
+
+
+CONFORMANCE = Conformance(
+    harness="cursor_desktop",
+    families=(
+        Family("3.16", _database(fx.app_3_16)),
+        Family("3.7", _database(fx.app_3_7)),
+        Family("1.7", _database(fx.app_1_7)),
+        Family("0.50", _database(fx.app_0_50)),
+        Family("0.45", _database(fx.app_0_45)),
+    ),
+    representable=representable(),
+    store_facts=StoreFacts(
+        "a session without a header row gets one when it is written (with its creation time "
+        "as its recency), so the app lists it",
+        _as_saved_elsewhere,
+    ),
+    text_facts=StoreFacts(
+        "the composer id a body was loaded under is the store's reference to it",
+        lambda native: replaced(native, reference=None),
+    ),
+    hop_limit=HopLimit(
+        "a Cursor desktop tool bubble holds its call and its result together, so a parallel "
+        "batch A B rA rB comes back A rA B rB, and a call followed by anything gets an error "
+        "result saying none was recorded; a terminal call keeps its command, cwd and timeout "
+        "only; a slash command the user ran (a user-side call) has no bubble and is left out",
+        composed(
+            without_commands,
+            tool_fields(Bash, description=None, run_in_background=False),
+            closed_calls(NO_RESULT, at_the_end=False),
+            each_result_with_its_call,
+        ),
+    ),
+)
