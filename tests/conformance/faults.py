@@ -22,8 +22,9 @@ from collections import Counter
 from types import TracebackType
 from typing import Any
 
-#: Virtual-machine steps between two progress-handler calls.
-TICK = 200
+#: Virtual-machine steps between two progress-handler calls (the count starts again with each
+#: statement, so a short statement is seen only under a small count).
+TICK = 8
 
 Step = tuple[str, int]
 

@@ -365,30 +365,55 @@ def test_every_write_runs_the_preflight_before_its_first_byte(
 def test_a_write_refused_halfway_leaves_nothing_behind(
     case: Case, builds: Builds, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each chosen write step of a save fails in turn (see ``faults.py``). Either the save is
-    refused with a one-line error and the store and txcript's data dir hold what they held
-    (a database counted by its rows: closing a writing connection may fold a ``-wal`` into it),
-    or the step was one the store may lose after its write stands (publishing its backup, which
-    the next write's sweep completes) and the session reads back whole."""
+    """Each chosen write step of a save fails in turn (see ``faults.py``), for two saves: a new
+    session written into the family's store (beside its sessions and app state), and the first
+    session as loaded (its side files and every record) written into an empty root. Either the
+    save is refused with a one-line error and the store and txcript's data dir hold what they
+    held (a database counted by its rows: closing a writing connection may fold a ``-wal`` into
+    it), or the step was one the store may lose after its write stands (publishing its backup,
+    which the next write's sweep completes) and the session reads back whole."""
     built = family(builds, case, "write-refused-halfway")
-    native = _fresh_native(built)
+    saves = [
+        ("a new session", _fresh_native(built), lambda home: copy_home(built, home)),
+        (
+            "a loaded session",
+            built.native(built.references[0]),
+            lambda home: fresh_root(built, home),
+        ),
+    ]
+    problems: list[str] = []
+    for number, (what, native, prepare) in enumerate(saves):
+        problems += _refused_halfway(
+            built, what, native, prepare, tmp_path / str(number), monkeypatch
+        )
+    assert not problems, "\n".join(problems)
+
+
+def _refused_halfway(
+    built: Built,
+    what: str,
+    native: Any,
+    prepare: Any,
+    where: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> list[str]:
     counting = Faults()
-    counted = copy_home(built, tmp_path / "counted")
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(where / "counted-data"))
+    counted = prepare(where / "counted")
     with counting:
         saved = _save(built, native, counted)
     with quietly():
         whole = built.harness.to_common(built.store(counted).load(saved.reference))
     steps = chosen(counting.counts)
-    assert steps, f"{case.harness}'s save made no rename and no SQLite write"
+    assert steps, f"{built.info.id}'s save of {what} made no rename and no SQLite write"
     problems = []
     for kind, index in steps:
-        where = tmp_path / f"{kind}-{index}"
-        data = where / "txcript-data"
+        data = where / f"{kind}-{index}-data"
         monkeypatch.setenv("TXCRIPT_DATA_DIR", str(data))
-        root = copy_home(built, where / "home")
+        root = prepare(where / f"{kind}-{index}")
         before = tree(root, data, mtimes=False, databases=True)
         fault = Faults(fail=(kind, index))
-        step = f"{kind} step {index + 1} of {counting.counts[kind]}"
+        step = f"saving {what}, {kind} step {index + 1} of {counting.counts[kind]}"
         try:
             with fault:
                 done = _save(built, native, root)
@@ -405,7 +430,7 @@ def test_a_write_refused_halfway_leaves_nothing_behind(
             if done.reference not in listed or back != whole:
                 problems.append(f"{step} failed, the save went on, and its session is not whole")
         assert fault.failed
-    assert not problems, "\n".join(problems)
+    return problems
 
 
 # -------------------------------------------------------------------------------- hostile input
