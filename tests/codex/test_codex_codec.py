@@ -657,12 +657,6 @@ def test_scaffolding_is_regenerated_on_write_and_dropped_on_read() -> None:
     )
 
 
-def test_from_common_is_deterministic() -> None:
-    first = H.to_text(H.from_common(kitchen_sink()))
-    second = H.to_text(H.from_common(kitchen_sink()))
-    assert first == second
-
-
 def test_empty_id_is_kept_not_minted() -> None:
     transcript = m.Transcript(meta=m.Meta(id="", timestamp=T0))
     session = H.from_common(transcript)

@@ -150,21 +150,14 @@ def test_malformed_line_is_skipped_with_a_warning_naming_file_and_line(root: Pat
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_discovery_meta_equals_load_meta(root: Path, name: str) -> None:
+def test_discovery_lists_each_rollout_by_its_path_and_mtime(root: Path, name: str) -> None:
+    """(That its metadata is what a load gives is the conformance suite's contract.)"""
     relative, text, session_id = FIXTURES[name]
     path = put(root, relative, text())
     with quiet():
         (found,) = H.store(root).discover()
-        meta = H.to_common(H.store(root).load(found.reference)).meta
     assert found.reference == str(path) and found.harness == "codex"
-    assert found.meta_id == meta.id == session_id
-    assert (found.timestamp, found.title, found.cwd, found.model, found.git_branch) == (
-        meta.timestamp,
-        meta.title,
-        meta.cwd,
-        meta.model,
-        meta.git_branch,
-    )
+    assert found.meta_id == session_id
     assert found.updated_at == datetime.fromtimestamp(path.stat().st_mtime_ns / 1e9, UTC)
 
 
@@ -231,21 +224,6 @@ def test_directory_symlinks_are_not_followed(root: Path, tmp_path: Path) -> None
     os.symlink(target, root / "sessions" / target.name)
     (found,) = H.store(root).discover()
     assert found.meta_id == ID
-
-
-def test_discovery_matches_load_for_written_sessions(root: Path) -> None:
-    codex = H.store(root)
-    for i, title in enumerate([None, "named"]):
-        codex.save(H.from_common(sample(session_id=f"{ID[:-1]}{i}", title=title)))
-    for found in codex.discover():
-        meta = H.to_common(codex.load(found.reference)).meta
-        assert (found.meta_id, found.timestamp, found.title, found.cwd, found.model) == (
-            meta.id,
-            meta.timestamp,
-            meta.title,
-            meta.cwd,
-            meta.model,
-        )
 
 
 def test_fingerprints_are_mtime_and_size_of_the_rollout_and_the_index(root: Path) -> None:

@@ -407,14 +407,30 @@ def as_copy(transcript: m.Transcript, target: Harness[Any], *, fresh_id: bool) -
 
 def saved_and_read(target: Harness[Any], transcript: m.Transcript, root: Path) -> m.Transcript:
     """Write ``transcript`` into the ``target`` store at ``root``, and read it back as the store
-    lists it."""
+    lists it: once, with the metadata its load gives."""
     store = target.store(root)
     assert store is not None
     with quietly():
         saved = store.save(target.from_common(transcript), force=True)
         listed = [d for d in store.discover() if d.reference == saved.reference]
         assert len(listed) == 1, f"{target.id} does not list the session it just saved"
-        return target.to_common(store.load(saved.reference))
+        back = target.to_common(store.load(saved.reference))
+    assert listing_of(listed[0]) == listing_of(back.meta), f"{target.id} lists what it saved so"
+    return back
+
+
+def listing_of(found: Discovered | m.Meta) -> tuple[Any, ...]:
+    """The fields a listing shares with a load's Meta (id, start, title, cwd, model, branch)."""
+    if isinstance(found, Discovered):
+        return (
+            found.meta_id,
+            found.timestamp,
+            found.title,
+            found.cwd,
+            found.model,
+            found.git_branch,
+        )
+    return (found.id, found.timestamp, found.title, found.cwd, found.model, found.git_branch)
 
 
 # ------------------------------------------------------------------------------------ exchange

@@ -29,6 +29,7 @@ from contracts import (
     every_binding,
     exchange,
     fresh_root,
+    listing_of,
     problem,
     quietly,
     registered,
@@ -272,9 +273,8 @@ def test_discovery_lists_what_a_full_load_gives(case: Case, builds: Builds) -> N
         with quietly():
             meta = harness.meta_of(native)
             assert meta == harness.to_common(native).meta, "meta_of differs from to_common"
-            listed = (found.meta_id, found.timestamp, found.title, found.cwd, found.model)
-            assert listed == (meta.id, meta.timestamp, meta.title, meta.cwd, meta.model)
-            assert found.git_branch == meta.git_branch and found.harness == harness.id
+            assert listing_of(found) == listing_of(meta), found.reference
+            assert found.harness == harness.id
             assert store.location(found.reference)
             by_id = lookup(store, found.meta_id)
             if by_id is not None:
