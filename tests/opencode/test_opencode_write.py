@@ -255,3 +255,22 @@ def test_a_backup_that_cannot_be_published_after_commit_is_one_warning_not_a_fai
     assert harness.to_common(_store(root).load(saved.reference)) == MAIN
     partial = [p.name for p in (data_dir / "backups").iterdir()]
     assert [name for name in partial if name.endswith(".rows-partial")], partial
+
+
+def test_a_write_the_database_refuses_says_it_could_not_write(tmp_path: Path) -> None:
+    """Regression (found by the conformance suite's store round trip): a save that SQLite
+    refused inside its transaction, here message ids that another session's rows already hold,
+    said "cannot read OpenCode database …", as if the failure had been a read."""
+    root = tmp_path / "opencode"
+    db = f.build_db(root / "opencode.db", f.OLD_DDL, [f.old_session()])
+    other = tmp_path / "other"
+    f.build_db(other / "opencode.db", f.OLD_DDL, [f.old_session(f.CHANNEL_ID, "Same messages")])
+    native = _store(other).load(f"{other / 'opencode.db'}#{f.CHANNEL_ID}")
+    before = _rows(db)
+    with pytest.raises(StoreError) as refused:
+        _store(root).save(native)
+    message = str(refused.value)
+    assert message.startswith("cannot write OpenCode database"), message
+    assert "UNIQUE constraint failed: message.id" in message
+    assert message.endswith("nothing was written")
+    assert _rows(db) == before

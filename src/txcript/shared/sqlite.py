@@ -184,8 +184,11 @@ def connect(path: Path, *, immutable: bool, busy_timeout: float) -> sqlite3.Conn
     return conn
 
 
-def translate(label: str, path: Path, exc: sqlite3.Error, *, busy_hint: str = "") -> Exception:
-    """An SQLite failure as the one-line error the CLI shows."""
+def translate(
+    label: str, path: Path, exc: sqlite3.Error, *, busy_hint: str = "", writing: bool = False
+) -> Exception:
+    """An SQLite failure as the one-line error the CLI shows (of a write, rolled back, when
+    ``writing``)."""
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -201,6 +204,8 @@ def translate(label: str, path: Path, exc: sqlite3.Error, *, busy_hint: str = ""
         )
     if primary in _UNREADABLE_CODES:
         return StoreUnreadable(f"{label} is unreadable: {message}")
+    if writing:
+        return StoreError(f"cannot write {label}: {message}; nothing was written")
     return StoreError(f"cannot read {label}: {message}")
 
 

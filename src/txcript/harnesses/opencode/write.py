@@ -103,7 +103,7 @@ def _connect(database: Path) -> sqlite3.Connection:
         )
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
     except sqlite3.Error as exc:
-        raise shared_sqlite.translate(describe(database), database, exc) from None
+        raise shared_sqlite.translate(describe(database), database, exc, writing=True) from None
     return conn
 
 
@@ -156,7 +156,9 @@ def transaction(
                             "(the next txcript write completes it)"
                         )
             except sqlite3.Error as exc:
-                raise shared_sqlite.translate(describe(database), database, exc) from None
+                raise shared_sqlite.translate(
+                    describe(database), database, exc, writing=True
+                ) from None
     except BaseException:
         if conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
