@@ -378,6 +378,191 @@ def legacy_text() -> str:
     return json.dumps(legacy_document(), indent=2) + "\n"
 
 
+# ------------------------------------------------------------------- 2026 rollout shapes
+
+SID_2026 = "019b2c3d-4e5f-7a6b-8c7d-9e0f1a2b3c4d"
+
+
+def _at_2026(second: int, millis: int = 0) -> str:
+    return f"2026-03-02T08:15:{second:02d}.{millis:03d}Z"
+
+
+def rollout_2026() -> list[Any]:
+    return [
+        env(
+            _at_2026(0),
+            "session_meta",
+            {
+                "id": SID_2026,
+                "timestamp": _at_2026(0),
+                "cwd": "/home/dev/app",
+                "originator": "Codex Desktop",
+                "cli_version": "0.118.0-alpha.2",
+                "source": {"subagent": {"thread_spawn": {"parent_thread_id": "p", "depth": 1}}},
+                "agent_nickname": "scout",
+                "agent_role": "explorer",
+                "model_provider": "local-ollama",
+                "base_instructions": None,
+            },
+        ),
+        env(_at_2026(1), "event_msg", {"type": "task_started", "turn_id": "t1"}),
+        env(
+            _at_2026(1),
+            "turn_context",
+            {
+                "turn_id": "t1",
+                "cwd": "/home/dev/app",
+                "current_date": "2026-03-02",
+                "timezone": "Europe/Berlin",
+                "personality": "pragmatic",
+                "collaboration_mode": {"mode": "default"},
+                "realtime_active": False,
+                "truncation_policy": {"mode": "tokens", "limit": 10000},
+                "approval_policy": "never",
+                "sandbox_policy": {"type": "danger-full-access"},
+                "model": "qwen3-coder",
+                "summary": "auto",
+            },
+        ),
+        env(
+            _at_2026(1, 5),
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "list the repo and check the issue tracker"}
+                ],
+            },
+        ),
+        env(
+            _at_2026(2),
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "call_ls",
+                "arguments": json.dumps({"cmd": "ls", "workdir": "/home/dev/app"}),
+            },
+        ),
+        env(
+            _at_2026(2, 1),
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "tracker__search",
+                "call_id": "call_mcp",
+                "arguments": json.dumps({"query": "crash"}),
+            },
+        ),
+        env(
+            _at_2026(3),
+            "event_msg",
+            {
+                "type": "exec_command_end",
+                "call_id": "call_ls",
+                "exit_code": 0,
+                "aggregated_output": "README.md\n",
+                "stdout": "README.md\n",
+                "stderr": "",
+            },
+        ),
+        env(
+            _at_2026(3),
+            "event_msg",
+            {
+                "type": "mcp_tool_call_end",
+                "call_id": "call_mcp",
+                "invocation": {
+                    "server": "tracker",
+                    "tool": "search",
+                    "arguments": {"query": "crash"},
+                },
+                "duration": {"secs": 0, "nanos": 5},
+                "result": {"Err": "tracker unreachable"},
+            },
+        ),
+        env(
+            _at_2026(4),
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "call_ls",
+                "output": "Command: /bin/bash -lc ls\nChunk ID: 7\nWall time: 0.01 seconds\n"
+                "Process exited with code 0\nOriginal token count: 2\nOutput:\nREADME.md\n",
+            },
+        ),
+        env(
+            _at_2026(4, 1),
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "call_mcp",
+                "output": "tool call error: tracker unreachable",
+            },
+        ),
+        env(
+            _at_2026(5),
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Only a README; the tracker is down."}],
+            },
+        ),
+        env(
+            _at_2026(6),
+            "event_msg",
+            {"type": "turn_aborted", "turn_id": "t1", "reason": "interrupted"},
+        ),
+        env(_at_2026(7), "event_msg", {"type": "some_2027_event", "x": 1}),
+        env(_at_2026(7), "world_state", {"anything": True}),
+    ]
+
+
+def rollout_2026_text() -> str:
+    return "".join(line(r) + "\n" for r in rollout_2026())
+
+
+# ----------------------------------------------------------------- chat-shaped legacy
+
+
+def chat_document() -> dict[str, Any]:
+    return {
+        "session": {"timestamp": "2025-05-01T12:00:00.000Z", "id": SID_2026, "instructions": ""},
+        "items": [
+            {"role": "system", "content": "You are a helpful agent."},
+            {"role": "user", "content": [{"type": "text", "text": "what is in here?"}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "reasoning": "Look at the files first.",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "index": 0,
+                        "type": "function",
+                        "function": {"name": "shell", "arguments": '{"command":["ls"]}'},
+                    },
+                    {
+                        "id": "call_2",
+                        "index": 1,
+                        "type": "function",
+                        "function": {"name": "read_notes", "arguments": '{"n":1}'},
+                    },
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "content": '{"output":"a.txt\\n","metadata":{"exit_code":0}}',
+            },
+            {"role": "tool", "tool_call_id": "call_2", "content": "no notes"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Just a.txt."}]},
+        ],
+    }
+
+
 # ------------------------------------------------------------------------ state database
 
 THREADS_DDL = """

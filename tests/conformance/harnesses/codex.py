@@ -1,8 +1,10 @@
 """Codex: a current rollout beside its session index and state database, a bare rollout of an
-early Rust build, and a legacy JSON document of the TypeScript CLI."""
+early Rust build, a legacy JSON document of the TypeScript CLI, a 2026 sub-agent rollout, and a
+chat-shaped legacy document."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from declare import (
@@ -60,12 +62,28 @@ def legacy(root: Path) -> None:
     _put(root, f"sessions/rollout-2025-04-16-{cx.LEGACY_ID}.json", cx.legacy_text())
 
 
+def sub_agent_2026(root: Path) -> None:
+    """A 2026 desktop sub-agent thread: unified exec, an MCP call, unknown records."""
+    _put(
+        root,
+        f"sessions/2026/03/02/rollout-2026-03-02T08-15-00-{cx.SID_2026}.jsonl",
+        cx.rollout_2026_text(),
+    )
+
+
+def chat_shaped_legacy(root: Path) -> None:
+    """A legacy document whose items are chat messages (role/content/tool_calls)."""
+    _put(root, f"sessions/rollout-2025-05-01-{cx.SID_2026}.json", json.dumps(cx.chat_document()))
+
+
 CONFORMANCE = Conformance(
     harness="codex",
     families=(
         Family("current", current, sessions=1),
         Family("bare", bare, sessions=1),
         Family("legacy-json", legacy, sessions=1),
+        Family("2026-sub-agent", sub_agent_2026, sessions=1),
+        Family("chat-shaped-legacy", chat_shaped_legacy, sessions=1),
     ),
     representable=cx.codex_transcripts(),
     text_facts=StoreFacts(
