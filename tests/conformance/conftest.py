@@ -3,7 +3,7 @@
 Each contract test carries ``@pytest.mark.contract(name)`` and a ``case`` parameter naming the
 harness; the outcome of every test is folded into its (harness, contract) row: ``fail`` when any
 case failed, ``pass`` when every case that ran passed, ``skip`` with the declared reason when all
-were skipped.
+were skipped. It works the same in one process and under pytest-xdist (``.ci/run``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 _ROWS: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+#: The user property that names a report's row.
+_ROW = "conformance-row"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -32,17 +34,24 @@ def _reason(report: pytest.TestReport) -> str:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Mark the report of a contract test with its (harness, contract) row: reports carry their
+    user properties to the pytest-xdist controller, which prints the table."""
     report = yield
     marker = item.get_closest_marker("contract")
     callspec: Any = getattr(item, "callspec", None)
     case = callspec.params.get("case") if callspec is not None else None
-    if marker is None or case is None:
-        return report
-    failed = report.failed
-    if report.when == "call" or report.skipped or failed:
-        outcome = "fail" if failed else "skip" if report.skipped else "pass"
-        _ROWS[(case.harness, marker.args[0])].append((outcome, _reason(report)))
+    if marker is not None and case is not None:
+        report.user_properties = [*report.user_properties, (_ROW, (case.harness, marker.args[0]))]
     return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    row = next((value for name, value in report.user_properties if name == _ROW), None)
+    if row is None:
+        return
+    if report.when == "call" or report.skipped or report.failed:
+        outcome = "fail" if report.failed else "skip" if report.skipped else "pass"
+        _ROWS[tuple(row)].append((outcome, _reason(report)))
 
 
 def _row(outcomes: list[tuple[str, str]]) -> str:
@@ -58,13 +67,18 @@ def _row(outcomes: list[tuple[str, str]]) -> str:
     return f"skip  {reasons}"
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if not _ROWS:
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if not _ROWS or hasattr(
+        config, "workerinput"
+    ):  # (a pytest-xdist worker: the controller prints)
         return
     from declare import CONTRACTS
 
     order = {name: i for i, name in enumerate(["declared", *CONTRACTS])}
-    harnesses = list(dict.fromkeys(h for h, _ in _ROWS))
+    from txcript.harnesses import REGISTRY
+
+    registry = {info.id: index for index, info in enumerate(REGISTRY)}
+    harnesses = sorted({h for h, _ in _ROWS}, key=lambda h: (registry.get(h, len(registry)), h))
     width = max(len(h) for h in harnesses)
     terminalreporter.section("conformance: one row per harness and contract")
     for harness in harnesses:
