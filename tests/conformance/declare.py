@@ -23,10 +23,15 @@ where that variable means something else (OpenCode's names one database file).
 and the suite reads each regular file with the harness's ``from_text``. Its store contracts are
 skipped, each with the reason ``NO_STORE``.
 
-Additions since the first version (all optional, so older declarations stay valid):
-:func:`use_fixtures`, :attr:`Conformance.fresh_root`, :attr:`Conformance.store_facts`
-(:class:`StoreFacts`), :attr:`Family.skips` and :attr:`Family.fresh_root`, :data:`NO_STORE`,
-:data:`READ_ONLY`, :func:`replaced`, the hop normalizers (:func:`composed`,
+Additions since the first version (all optional, so older declarations stay valid; the two
+contracts whose one-line description changed keep their names: ``text-round-trip`` compares the
+Common a text reads to, since a native body may hold what the text does not, see
+:class:`StoreFacts`; ``hostile-input`` allows one line more than the warning or error, such as
+a call the damage left without its result):
+:func:`use_fixtures`, :attr:`Conformance.fresh_root`, :attr:`Conformance.store_facts` and
+:attr:`Conformance.text_facts` (:class:`StoreFacts`), :attr:`Family.skips` and
+:attr:`Family.fresh_root`, :data:`NO_STORE`, :data:`READ_ONLY`, :func:`replaced`, the hop
+normalizers (:func:`composed`,
 :func:`each_result_with_its_call`, :func:`results_in_call_order`, :func:`unsigned_thinking`,
 :func:`commands_as_prompts`, :func:`without_commands`, :func:`closed_calls`,
 :func:`text_before_calls`, :func:`tool_fields`), the document families above.
@@ -56,12 +61,12 @@ CONTRACTS: dict[str, str] = {
     "store-round-trip": "load, save into a fresh root, load again: the same native body and text",
     "codec-fixpoint": "Common -> native -> Common is the identity on what the harness holds",
     "codec-deterministic": "from_common twice gives the same native body",
-    "text-round-trip": "from_text(to_text(native)) == native, and to_text of it is the same text",
+    "text-round-trip": "from_text(to_text(native)) gives the same text and the same Common",
     "discovery-matches-load": "every field discovery lists is the one a full load gives",
     "reads-leave-store-untouched": "list, load and fingerprint change no byte, mtime or file",
     "write-preflight": "a write refused at its preflight writes nothing anywhere",
     "write-refused-halfway": "a write that fails after its first byte leaves nothing behind",
-    "hostile-input": "damaged stores give one warning or one error line, never a traceback",
+    "hostile-input": "damaged stores give one warning or error line (and one more), no traceback",
     "hostile-ids": "an id holding /, .., or a leading - is refused, or lands inside the root",
     "hop": "into every other writer and back keeps every call, result and is_error",
 }
