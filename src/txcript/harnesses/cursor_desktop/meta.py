@@ -13,7 +13,7 @@ from typing import Any
 
 from txcript.model import Meta
 from txcript.shared.jsonutil import MISSING, is_uint, lookup, pick
-from txcript.shared.timeutil import from_epoch_ms, now
+from txcript.shared.timeutil import EPOCH, from_epoch_ms
 
 #: The composerData values :func:`derive_meta` uses, by the key it expects them under, with their
 #: JSON path (object keys and array indexes). The same paths in SQLite ``json_extract`` syntax:
@@ -106,7 +106,9 @@ def derive_meta(
       ``agentLocationPath``, ``gitRepoPath``), e.g. from :func:`composer_fields`; missing keys
       and ``None`` values count as absent, wrongly-typed values are ignored;
 
-    Rules: ``timestamp`` = ``created_at_ms`` when > 0, else composerData ``createdAt``, else now.
+    Rules: ``timestamp`` = ``created_at_ms`` when > 0, else composerData ``createdAt``, else the
+    Unix epoch (never the clock: the reference took "now", so a listing and a load of the same
+    session disagreed, and a session copied with an unknown start came back stamped today).
     ``title`` = the first non-blank string of head ``name``, head ``subtitle``, composerData
     ``name``, composerData ``subtitle``, trimmed. ``cwd`` = head
     ``workspaceIdentifier.uri.fsPath``, ``agentLocation.environment.uri.fsPath``,
@@ -118,7 +120,7 @@ def derive_meta(
     and from a load (each message still carries the model its bubbles name). No branch or CLI
     version exists.
     """
-    timestamp = ms_time(created_at_ms) or ms_time(composer_fields.get("createdAt")) or now()
+    timestamp = ms_time(created_at_ms) or ms_time(composer_fields.get("createdAt")) or EPOCH
     head_title = (lookup(head, ("name",)), lookup(head, ("subtitle",)))
     title = _title((*head_title, composer_fields.get("name"), composer_fields.get("subtitle")))
     model = model_name(composer_fields.get("modelName"))
