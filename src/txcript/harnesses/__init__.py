@@ -160,6 +160,26 @@ REGISTRY: tuple[HarnessInfo, ...] = (
             "open_store": "store:GeminiStore",
         },
     ),
+    HarnessInfo(
+        "qwen",
+        "Qwen Code",
+        ("qwen_code", "qwencode"),
+        "txcript.harnesses.qwen",
+        has_store=True,
+        can_write=True,
+        executables=("qwen",),
+        ids="UUID_IDS",
+        # Qwen's runtime base: QWEN_RUNTIME_DIR, else QWEN_HOME (named as a second variable
+        # with no path under it), else ~/.qwen.
+        root=Root(".qwen", env="QWEN_RUNTIME_DIR", xdg=("QWEN_HOME", ""), app_reads_env=True),
+        resume=("qwen", "--resume", "{id}"),
+        resume_from="cwd",  # qwen --resume finds only the chats of the project it starts in
+        layers={
+            "meta_of": "codec",
+            "sniff_lines": "text",
+            "open_store": "store:QwenStore",
+        },
+    ),
     HarnessInfo("pi", "pi"),
     HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build")),
     HarnessInfo(
