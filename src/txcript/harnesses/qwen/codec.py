@@ -252,9 +252,9 @@ def _usage(value: Any) -> Usage | None:
     if not is_uint(given) and not is_uint(made):
         return None
     return Usage(
-        input_tokens=given if is_uint(given) else 0,
-        output_tokens=made if is_uint(made) else 0,
-        cache_read_input_tokens=cached if is_uint(cached) else None,
+        input_tokens=given if isinstance(given, int) and is_uint(given) else 0,
+        output_tokens=made if isinstance(made, int) and is_uint(made) else 0,
+        cache_read_input_tokens=cached if isinstance(cached, int) and is_uint(cached) else None,
     )
 
 
@@ -272,12 +272,12 @@ def _compressed(record: dict[str, Any], when: datetime, tally: Tally) -> list[Me
         fake = {"message": content}
         if content.get("role") == "model":
             blocks, _ = _assistant_blocks(fake, -1 - index, tally)
-            role = "assistant"
+            if blocks:
+                out.append(Message(role="assistant", content=tuple(blocks), timestamp=when))
         else:
             blocks = [*_prompt_blocks(fake, tally), *_results(fake, [], tally)]
-            role = "user"
-        if blocks:
-            out.append(Message(role=role, content=tuple(blocks), timestamp=when))
+            if blocks:
+                out.append(Message(role="user", content=tuple(blocks), timestamp=when))
     return out
 
 

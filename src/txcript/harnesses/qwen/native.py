@@ -141,11 +141,15 @@ def _joined(fragments: list[dict[str, Any]]) -> dict[str, Any]:
     """The record a uuid's fragments make, joined as Qwen joins them."""
     base = dict(fragments[0])
     message = base.get("message")
-    parts = list(message.get("parts") or []) if isinstance(message, dict) else None
+    parts: list[Any] | None = None
+    if isinstance(message, dict):
+        held = message.get("parts")
+        parts = list(held) if isinstance(held, list) else []
     for fragment in fragments[1:]:
         more = fragment.get("message")
         if isinstance(more, dict):
-            extra = more.get("parts") if isinstance(more.get("parts"), list) else []
+            given = more.get("parts")
+            extra: list[Any] = given if isinstance(given, list) else []
             if parts is None:
                 message, parts = more, list(extra)
             else:

@@ -69,7 +69,7 @@ def scan_bytes(data: bytes, fallback_id: str) -> MetaScan:
         end = size if end < 0 else end
         value = try_loads(decode_lossless(data[position:end])) if end > position else None
         position = end + 1
-        if is_record(value):
+        if isinstance(value, dict) and is_record(value):
             scan.feed(value)
     while position < size:
         found = _TITLE_LINE.search(data, position)
@@ -79,7 +79,7 @@ def scan_bytes(data: bytes, fallback_id: str) -> MetaScan:
         end = data.find(b"\n", found.end())
         end = size if end < 0 else end
         value = try_loads(decode_lossless(data[start:end]))
-        if is_record(value):
+        if isinstance(value, dict) and is_record(value):
             scan.feed(value)
         position = end + 1
     return scan
@@ -206,8 +206,7 @@ class QwenStore:
             raise BadInput(f"no Qwen Code chat at {reference}") from None
         if not real.is_relative_to(projects):
             raise StoreError(
-                f"refusing to delete {reference}: it is outside the Qwen Code store "
-                f"{self.projects}"
+                f"refusing to delete {reference}: it is outside the Qwen Code store {self.projects}"
             )
         if not real.is_file() or not CHAT_NAME.fullmatch(real.name):
             raise StoreError(f"refusing to delete {reference}: it is not a Qwen Code chat file")
@@ -222,7 +221,9 @@ class QwenStore:
             ) from None
         from txcript.shared import backups
 
-        backup = backups.create_files([real], harness=HARNESS, operation="delete", session=real.stem)
+        backup = backups.create_files(
+            [real], harness=HARNESS, operation="delete", session=real.stem
+        )
         try:
             real.unlink()
         except OSError as exc:
