@@ -180,6 +180,20 @@ REGISTRY: tuple[HarnessInfo, ...] = (
             "open_store": "store:QwenStore",
         },
     ),
+    HarnessInfo(
+        "kimi_cli",
+        "Kimi CLI",
+        ("kimi_python", "kimicli"),
+        "txcript.harnesses.kimi_cli",
+        has_store=True,
+        can_write=True,
+        executables=("kimi",),
+        ids="UUID_IDS",
+        root=Root(".kimi", env="KIMI_SHARE_DIR", app_reads_env=True),
+        resume=("kimi", "-r", "{id}"),
+        resume_from="cwd",  # kimi -r looks the id up under the work directory it starts in
+        layers={"meta_of": "codec", "sniff": "text", "open_store": "store:KimiCliStore"},
+    ),
     HarnessInfo("pi", "pi"),
     HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build")),
     HarnessInfo(
