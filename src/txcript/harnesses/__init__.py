@@ -181,6 +181,19 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         },
     ),
     HarnessInfo(
+        "kimi",
+        "Kimi Code",
+        ("kimi_code", "kimicode"),
+        "txcript.harnesses.kimi",
+        has_store=True,
+        source_only=True,  # a copy goes through `kimi migrate` from Kimi CLI (docs/formats)
+        executables=("kimi",),
+        ids="KIMI_CODE_IDS",
+        root=Root(".kimi-code", env="KIMI_CODE_HOME", app_reads_env=True),
+        resume=("kimi", "--session", "{id}"),
+        layers={"meta_of": "codec", "sniff": "text", "open_store": "store:KimiCodeStore"},
+    ),
+    HarnessInfo(
         "kimi_cli",
         "Kimi CLI",
         ("kimi_python", "kimicli"),

@@ -162,6 +162,14 @@ OPENCODE_IDS = IdGrammar(
 )
 
 
+#: Kimi Code's ``session_`` + a UUID; a foreign id becomes ``session_`` + its UUIDv5.
+KIMI_CODE_IDS = IdGrammar(
+    "a Kimi Code id (session_ and a UUID)",
+    "session_" + _UUID,
+    lambda source_id: "session_" + foreign_uuid(source_id),
+)
+
+
 def _brief(session_id: str) -> str:
     """An id as an error shows it: escaped, and cut to 60 characters."""
     escaped = shown(session_id)

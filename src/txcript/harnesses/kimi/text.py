@@ -1,0 +1,27 @@
+"""Kimi Code's text form: a bundle document holding the session's files as text, no I/O."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from txcript.errors import Malformed
+from txcript.shared.jsonutil import dumps_pretty, loads_strict
+
+from .native import HARNESS, KimiCodeSession, from_bundle, to_bundle
+from .native import sniff as _sniff
+
+
+def from_text(text: str) -> KimiCodeSession:
+    try:
+        document = loads_strict(text)
+    except ValueError as exc:
+        raise Malformed(HARNESS, f"not a Kimi Code session bundle: {exc}") from None
+    return from_bundle(document)
+
+
+def to_text(native: KimiCodeSession) -> str:
+    return dumps_pretty(to_bundle(native)) + "\n"
+
+
+def sniff(document: Any) -> bool:
+    return _sniff(document)
