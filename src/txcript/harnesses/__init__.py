@@ -161,6 +161,19 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         },
     ),
     HarnessInfo(
+        "copilot",
+        "GitHub Copilot CLI",
+        ("copilot_cli", "github_copilot"),
+        "txcript.harnesses.copilot",
+        has_store=True,
+        source_only=True,  # it validates a resumed session strictly: no writer (docs/formats)
+        executables=("copilot",),
+        ids="UUID_IDS",
+        root=Root(".copilot", env="COPILOT_HOME", app_reads_env=True),
+        resume=("copilot", "--resume={id}"),
+        layers={"meta_of": "codec", "sniff": "text", "open_store": "store:CopilotStore"},
+    ),
+    HarnessInfo(
         "qwen",
         "Qwen Code",
         ("qwen_code", "qwencode"),
