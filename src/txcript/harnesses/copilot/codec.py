@@ -131,7 +131,8 @@ class MetaScan:
 
     def meta(self, native: CopilotSession) -> Meta:
         start = self.start or {}
-        context = start.get("context") if isinstance(start.get("context"), dict) else {}
+        held = start.get("context")
+        context: dict[str, Any] = held if isinstance(held, dict) else {}
         workspace = workspace_fields(native.workspace)
         row = native.rows.session if native.rows is not None else {}
         return Meta(
