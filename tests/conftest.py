@@ -29,6 +29,8 @@ settings.load_profile(os.environ.get("TXCRIPT_HYPOTHESIS", "ci"))
 #: override (a new harness's is cleared without a line here), the XDG bases, and our own.
 _STORE_OVERRIDES = (
     *sorted({i.root.env for i in REGISTRY if i.root is not None and i.root.env}),
+    # a second override named as an XDG-style variable (Qwen Code's QWEN_HOME)
+    *sorted({i.root.xdg[0] for i in REGISTRY if i.root is not None and i.root.xdg}),
     "XDG_DATA_HOME",
     "XDG_CONFIG_HOME",
     "XDG_STATE_HOME",

@@ -206,7 +206,11 @@ def _assistant_blocks(
     return blocks, calls
 
 
-def _results(record: dict[str, Any], pending: list[str], tally: Tally) -> list[Block]:
+def _results(
+    record: dict[str, Any], pending: list[str], tally: Tally, *, texts: bool = True
+) -> list[Block]:
+    """The results a record's ``functionResponse`` parts carry (and, with ``texts``, its text
+    parts as text, in order)."""
     outcome = record.get("toolCallResult")
     failed = isinstance(outcome, dict) and outcome.get("status") == "error"
     blocks: list[Block] = []
@@ -214,9 +218,9 @@ def _results(record: dict[str, Any], pending: list[str], tally: Tally) -> list[B
         answer = part.get("functionResponse") if isinstance(part, dict) else None
         if not isinstance(answer, dict):
             text = part.get("text") if isinstance(part, dict) else None
-            if isinstance(text, str):
+            if isinstance(text, str) and texts:
                 blocks.append(Text(text=text))
-            else:
+            elif not isinstance(text, str):
                 tally.add("tool result part of an unknown kind")
             continue
         ident = _text(answer.get("id"))
@@ -237,6 +241,10 @@ def _results(record: dict[str, Any], pending: list[str], tally: Tally) -> list[B
             content = ""
         blocks.append(ToolResult(tool_use_id=ident, content=content, is_error=is_error))
     return blocks
+
+
+def _answer(part: Any) -> bool:
+    return isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
 
 
 def _usage(value: Any) -> Usage | None:
@@ -275,7 +283,9 @@ def _compressed(record: dict[str, Any], when: datetime, tally: Tally) -> list[Me
             if blocks:
                 out.append(Message(role="assistant", content=tuple(blocks), timestamp=when))
         else:
-            blocks = [*_prompt_blocks(fake, tally), *_results(fake, [], tally)]
+            prompt = {"message": {**content, "parts": [p for p in _parts(fake) if not _answer(p)]}}
+            answers = {"message": {**content, "parts": [p for p in _parts(fake) if _answer(p)]}}
+            blocks = [*_prompt_blocks(prompt, tally), *_results(answers, [], tally, texts=False)]
             if blocks:
                 out.append(Message(role="user", content=tuple(blocks), timestamp=when))
     return out
@@ -288,6 +298,10 @@ def to_common(native: QwenSession) -> Transcript:
     for record in every:
         scan.feed(record)
     meta = scan.meta()
+    for record in every:
+        subtype = record.get("subtype")
+        if record.get("type") == "system" and subtype not in SYSTEM_SUBTYPES:
+            tally.add(f"system record `{subtype}`" if isinstance(subtype, str) else "system")
     branch = active_path(every, tally)
     messages: list[Message] = []
     pending: list[str] = []
@@ -335,8 +349,6 @@ def to_common(native: QwenSession) -> Transcript:
                 compressed = _compressed(record, when, tally)
                 if compressed is not None:
                     messages = compressed
-            elif subtype not in SYSTEM_SUBTYPES:
-                tally.add(f"system record `{subtype}`" if isinstance(subtype, str) else "system")
     tally.report()
     return Transcript(meta=meta, messages=tuple(messages))
 
