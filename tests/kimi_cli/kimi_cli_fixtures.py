@@ -36,7 +36,9 @@ def context_records() -> list[dict[str, Any]]:
                     "id": "tool_a",
                     "function": {
                         "name": "ReadFile",
-                        "arguments": '{"path": "tests/test_cart.py", "line_offset": 10, "n_lines": 40}',
+                        "arguments": dumps(
+                            {"path": "tests/test_cart.py", "line_offset": 10, "n_lines": 40}
+                        ),
                     },
                 },
                 {
