@@ -17,7 +17,7 @@ save is byte-lossless, dead branches and unknown records included.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from txcript.errors import Malformed
@@ -79,7 +79,8 @@ class QwenSession:
 
     lines: tuple[Line, ...]
     trailing_newline: bool = True
-    fallback_id: str | None = None
+    #: Where the file sits, not what it holds: no part of equality.
+    fallback_id: str | None = field(default=None, compare=False)
 
 
 def is_record(value: Any) -> bool:
