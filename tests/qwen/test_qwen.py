@@ -23,6 +23,7 @@ from qwen_fixtures import (
     write_chat,
 )
 
+from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
@@ -306,3 +307,19 @@ def test_the_default_root_follows_qwen_runtime_dir_then_qwen_home(
     assert H.default_root() == Path("/srv/qwen-runtime")
     assert H.resume_command(LINEAR_ID) == ["qwen", "--resume", LINEAR_ID]
     assert H.resume_in_cwd
+
+
+def test_a_qwen_chat_handed_to_txcript_is_read_as_qwen_not_as_claude_code(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Regression: Qwen's records carry Claude Code's `uuid`/`parentUuid`/`sessionId`/`type`,
+    and Claude Code's line sniff (earlier in the registry) took a Qwen chat for its own, so
+    `txcript export chat.jsonl` read it as Claude Code and found one message. A Claude Code
+    message always holds `content`; a Qwen one holds Gemini `parts`."""
+    path = tmp_path / "chat.jsonl"
+    path.write_text(text_of(rewound_records()))
+    done = run_cli("export", str(path), "--format", "common")
+    assert done.code == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["meta"]["id"] == REWOUND_ID
+    assert [x["role"] for x in got["messages"]] == ["user", "assistant", "user"]

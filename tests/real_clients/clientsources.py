@@ -19,7 +19,7 @@ from txcript import model as m
 from txcript.model import to_json
 
 TESTS = Path(__file__).parents[1]
-for _sibling in ("codex", "cursor_cli", "gemini", "opencode"):
+for _sibling in ("codex", "cursor_cli", "gemini", "opencode", "qwen"):
     if str(TESTS / _sibling) not in sys.path:
         sys.path.append(str(TESTS / _sibling))
 
@@ -27,6 +27,7 @@ import codex_fixtures  # noqa: E402
 import cursor_cli_fixtures  # noqa: E402
 import gemini_fixtures  # noqa: E402
 import opencode_fixtures  # noqa: E402
+import qwen_fixtures  # noqa: E402
 
 EXAMPLE_CURSOR = TESTS / "cursor_desktop" / "data" / "example-session.json"
 
@@ -38,6 +39,7 @@ DESCRIPTIONS = {
     "codex": "Codex rollout (current generation)",
     "gemini": "Gemini CLI session log (JSONL generation)",
     "opencode": "OpenCode export document (from a database session)",
+    "qwen": "Qwen Code chat (a rewound branch left in the file)",
     "simple": "Simple document with a non-UUID id",
 }
 
@@ -119,6 +121,12 @@ def _opencode(directory: Path) -> Path:
     return path
 
 
+def _qwen(directory: Path) -> Path:
+    path = directory / f"{qwen_fixtures.REWOUND_ID}.jsonl"
+    path.write_text(qwen_fixtures.text_of(qwen_fixtures.rewound_records()))
+    return path
+
+
 def _simple(directory: Path) -> Path:
     path = directory / "plain.json"
     document = {
@@ -141,6 +149,7 @@ _BUILDERS: dict[str, Callable[[Path], Path]] = {
     "codex": _codex,
     "gemini": _gemini,
     "opencode": _opencode,
+    "qwen": _qwen,
     "simple": _simple,
 }
 SOURCES = tuple(_BUILDERS)

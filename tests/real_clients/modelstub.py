@@ -57,8 +57,12 @@ def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
     )
 
 
-def _anthropic(body: Any) -> tuple[str, bytes]:
+def _anthropic(body: Any, calls: list[dict[str, Any]] | None = None) -> tuple[str, bytes]:
+    """One reply: :data:`REPLY`, or — for a streamed request offering tools while ``calls`` is
+    not empty — the next scripted batch of ``tool_use`` blocks (``{id, name, input}``)."""
     model = body.get("model", "stub") if isinstance(body, dict) else "stub"
+    if calls and isinstance(body, dict) and body.get("stream") and body.get("tools"):
+        return "text/event-stream", _anthropic_calls(model, calls.pop(0)["batch"])
     message = {
         "id": "msg_stub",
         "type": "message",
@@ -103,6 +107,48 @@ def _anthropic(body: Any) -> tuple[str, bytes]:
             ("message_stop", {"type": "message_stop"}),
         ]
     )
+
+
+def _anthropic_calls(model: str, batch: list[dict[str, Any]]) -> bytes:
+    message = {
+        "id": "msg_stub_calls",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": message})
+    ]
+    for index, call in enumerate(batch):
+        block = {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(call["input"])}
+        events += [
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": block},
+            ),
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            ),
+            ("content_block_stop", {"type": "content_block_stop", "index": index}),
+        ]
+    events += [
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 2},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return _sse(events)
 
 
 def _responses(body: Any) -> tuple[str, bytes]:
@@ -182,8 +228,13 @@ def _gemini(path: str) -> tuple[str, bytes]:
     return "application/json", json.dumps(chunk).encode()
 
 
-def start() -> ModelStub:
+def start(calls: list[list[dict[str, Any]]] | None = None) -> ModelStub:
+    """A stub on an ephemeral loopback port. ``calls`` scripts tool-call batches: each streamed
+    Anthropic request that offers tools gets the next batch instead of the text reply, until
+    they run out (a client then runs the tools itself and the session records real results)."""
     stub: ModelStub
+    script = [{"batch": batch} for batch in calls or []]
+    lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -222,7 +273,9 @@ def start() -> ModelStub:
             path = self.path.split("?")[0]
             stub.requests.append(Recorded("POST", path, body))
             if path.endswith("/messages") and "count_tokens" not in path:
-                self._answer(200, *_anthropic(body))
+                with lock:
+                    answer = _anthropic(body, script)
+                self._answer(200, *answer)
             elif path.endswith("/count_tokens"):
                 self._answer(200, "application/json", b'{"input_tokens": 1}')
             elif path.endswith("/responses"):

@@ -22,7 +22,12 @@ CLIENTS = {
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
+    "qwen": ("@qwen-code/qwen-code", "0.24.4", "qwen"),
+    # A read-only source here: the tier checks that txcript reads what the real CLI wrote.
+    "copilot": ("@github/copilot", "1.0.102", "copilot"),
 }
+#: The clients whose harness txcript writes into (the resume matrix); the rest are sources.
+WRITERS = ("claude_code", "codex", "gemini", "opencode", "qwen")
 
 
 def find_binary(harness: str) -> Path | None:

@@ -1,4 +1,5 @@
-"""The real Claude Code, Codex, Gemini and OpenCode CLIs resume what txcript writes, offline.
+"""The real Claude Code, Codex, Gemini, OpenCode and Qwen Code CLIs resume what txcript writes,
+offline.
 
 For every (writer, source) pair, txcript writes the source into the writer's store with
 ``continue --with <writer>``; the pinned client then resumes a **copy** of that store (resuming
@@ -28,7 +29,7 @@ from typing import Any
 import clientsources
 import modelstub
 import pytest
-from realclients import CLIENTS, binary, find_binary, record
+from realclients import WRITERS, binary, find_binary, record
 
 from txcript import model as m
 
@@ -42,7 +43,7 @@ CLAUDE_MODEL = "claude-opus-4-5"
 CODEX_MODEL = "gpt-5"
 GEMINI_MODEL = "gemini-2.5-flash"
 OPENCODE_MODEL = "stub/stub-model"
-WRITERS = tuple(CLIENTS)
+QWEN_MODEL = "claude-opus-4-5"
 #: Client runs at once: they mostly wait (start-up, the stub, their own timers).
 JOBS = int(os.environ.get("TXCRIPT_REAL_CLIENTS_JOBS") or min(8, 2 * (os.cpu_count() or 1)))
 
@@ -73,7 +74,8 @@ def _home_env(home: Path) -> dict[str, str]:
 
 
 def _base_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "OPENCODE_"))}
+    skipped = ("XDG_", "OPENCODE_", "QWEN_", "COPILOT_", "KIMI_")
+    return {k: v for k, v in os.environ.items() if not k.startswith(skipped)}
 
 
 def _txcript(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -188,8 +190,12 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 
 #: What each client puts in place of a result the session never recorded (a call still in flight
-#: when the session ended): Claude Code, OpenCode, Codex.
-FILLED_RESULTS = ("[Tool call interrupted", "[Tool execution was interrupted]")
+#: when the session ended): Claude Code, OpenCode, Qwen Code; Codex below.
+FILLED_RESULTS = (
+    "[Tool call interrupted",
+    "[Tool execution was interrupted]",
+    "Tool execution result was not recorded",
+)
 CODEX_FILLED_RESULT = "aborted"
 #: The reply a client adds after such a call, or between two user turns: Claude Code, Gemini.
 FILLER_REPLIES = ("No response requested.", "[The previous response was interrupted before it")
@@ -431,6 +437,41 @@ def gemini(work: Path, source: Source, client: Path) -> Outcome:
     return Outcome(_expected(transcript), _gemini_seen(bodies[0]), reasoning)
 
 
+# -------------------------------------------------------------------------------- Qwen Code
+
+
+def qwen(work: Path, source: Source, client: Path) -> Outcome:
+    """Qwen Code resumes from the project directory (``cd <root>; qwen --resume <id>``), here
+    speaking Anthropic Messages to the stub (its requests keep each result's error flag)."""
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "qwen")
+        transcript = _read_back(env, "qwen", written["id"])
+        home = _copy(work, "home")
+        command = [str(client), *written["resume_command"][1:], "-p", PROBE]
+        run_env = dict(
+            env,
+            **_home_env(home),
+            ANTHROPIC_BASE_URL=stub.url,
+            ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
+            QWEN_DISABLE_AUTO_TITLE="1",
+        )
+        _run([*command, "--auth-type", "anthropic", "-m", QWEN_MODEL], work / "project", run_env)
+        bodies = [
+            b
+            for b in stub.bodies("/v1/messages")
+            if isinstance(b, dict) and b.get("messages") and b.get("tools")
+        ]
+    finally:
+        stub.close()
+    assert bodies, "Qwen Code sent no request to the model stub"
+    body = bodies[0]
+    reasoning = _anthropic_reasoning(body, source.thinking)
+    seen = _anthropic_seen(body)
+    filled = seen.pop("filled")
+    return Outcome(_expected(transcript), seen, reasoning, filled)
+
+
 # --------------------------------------------------------------------------------- OpenCode
 
 #: OpenCode with nothing it would fetch or share: no self-update, no model catalogue download,
@@ -568,6 +609,7 @@ def matrix(
             "opencode": lambda work, source, client: opencode(
                 work, source, client, _wait(pristine)
             ),
+            "qwen": qwen,
         }
         futures: dict[Case, Future[Outcome]] = {}
         for writer, source in cases:

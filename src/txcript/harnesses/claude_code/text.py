@@ -72,6 +72,9 @@ def is_record(value: Any) -> bool:
         and isinstance(value.get("message"), dict)
         and "sessionId" in value
         and "parentUuid" in value
+        # Qwen Code's records share these ids, but their messages are Gemini Content ({role,
+        # parts}); a Claude Code message always holds `content`.
+        and not ("parts" in value["message"] and "content" not in value["message"])
     )
 
 
