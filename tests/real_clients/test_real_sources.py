@@ -35,7 +35,6 @@ QWEN_CALLS = [
 ]
 
 
-
 def _env(home: Path, **extra: str) -> dict[str, str]:
     skipped = ("XDG_", "OPENCODE_", "QWEN_", "COPILOT_", "KIMI_", "ANTHROPIC_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(skipped)}
