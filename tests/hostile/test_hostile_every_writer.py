@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import os
 import shutil
 import sqlite3
@@ -31,7 +32,16 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "opencode"))
 import opencode_fixtures as oc
 
 AS_ROOT = os.geteuid() == 0
-WRITERS = ["claude_code", "codex", "cursor_desktop", "cursor_cli", "opencode", "gemini"]
+WRITERS = [
+    "claude_code",
+    "codex",
+    "cursor_desktop",
+    "cursor_cli",
+    "opencode",
+    "gemini",
+    "qwen",
+    "kimi_cli",
+]
 LONG = "n" * 300  # one path component over the 255-byte limit
 
 
@@ -44,6 +54,8 @@ def env(tmp_path: Path, isolated_home: Path) -> dict[str, str]:
         "CURSOR_CHATS_DIR": str(tmp_path / "live" / "cursor-chats"),
         "OPENCODE_DB": str(tmp_path / "live" / "opencode" / "opencode.db"),
         "GEMINI_CLI_HOME": str(tmp_path / "live" / "gemini-home"),
+        "QWEN_RUNTIME_DIR": str(tmp_path / "live" / "qwen"),
+        "KIMI_SHARE_DIR": str(tmp_path / "live" / "kimi"),
         "TXCRIPT_DATA_DIR": str(tmp_path / "data"),
         "TXCRIPT_CACHE_DIR": str(tmp_path / "cache"),
     }
@@ -260,6 +272,20 @@ def _plant(target: str, planted: str, out: Path, outside: Path, cwd: Path) -> No
         out.mkdir()
         sqlite3.connect(out / "state_5.sqlite").close()
         (out / "state_5.sqlite-wal").symlink_to(victim)
+    elif target == "qwen":  # the project directory of the cwd
+        (out / "projects").mkdir(parents=True)
+        (out / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))).symlink_to(
+            outside, target_is_directory=True
+        )
+    elif target == "kimi_cli":
+        out.mkdir()
+        if planted == "index":
+            (out / "kimi.json").symlink_to(victim)
+        else:  # the work directory's sessions directory
+            (out / "sessions").mkdir()
+            (out / "sessions" / _cursor_cli_bucket(cwd)).symlink_to(
+                outside, target_is_directory=True
+            )
 
 
 PLANTED = [
@@ -273,6 +299,9 @@ PLANTED = [
     ("cursor_desktop", "storage_dir"),
     ("cursor_desktop", "wal"),
     ("codex", "state_wal"),
+    ("qwen", "project_dir"),
+    ("kimi_cli", "index"),
+    ("kimi_cli", "work_dir_sessions"),
 ]
 
 
