@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
