@@ -29,6 +29,8 @@ COPILOT_CALLS = [
     {"id": "toolu_ok", "name": "bash", "input": {"command": "echo hi", "description": "say hi"}},
     {"id": "toolu_bad", "name": "view", "input": {"path": "/nonexistent/txcript-probe.txt"}},
 ]
+#: With the resume matrix on one worker under pytest-xdist: the clients share the machine.
+pytestmark = pytest.mark.xdist_group("real_clients")
 QWEN_CALLS = [
     {"id": "toolu_ok", "name": "run_shell_command", "input": {"command": "echo hi"}},
     {"id": "toolu_bad", "name": "read_file", "input": {"file_path": "/nonexistent/probe.txt"}},
