@@ -16,7 +16,14 @@ for _place in (_TESTS, _TESTS / "conformance", _TESTS / "kimi_cli"):
         sys.path.append(str(_place))
 
 import kimi_cli_fixtures  # noqa: E402
-from declare import Conformance, Family  # noqa: E402
+from declare import (  # noqa: E402
+    Conformance,
+    Family,
+    HopLimit,
+    commands_as_prompts,
+    composed,
+    text_before_calls,
+)
 
 from strategies import tools  # noqa: E402
 from txcript import model as m  # noqa: E402
@@ -103,4 +110,9 @@ CONFORMANCE = Conformance(
         Family("flat-legacy-file", _flat, sessions=1),
     ),
     representable=_transcripts(),
+    hop_limit=HopLimit(
+        "a Kimi message holds its text and reasoning before its tool calls (OpenAI-style), and "
+        "a slash command the user ran is the prompt that ran it, its output the user's text",
+        composed(commands_as_prompts, text_before_calls),
+    ),
 )

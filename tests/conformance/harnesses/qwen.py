@@ -15,7 +15,7 @@ for _place in (_TESTS, _TESTS / "conformance", _TESTS / "qwen"):  # strategies, 
         sys.path.append(str(_place))
 
 import qwen_fixtures  # noqa: E402
-from declare import Conformance, Family  # noqa: E402
+from declare import Conformance, Family, HopLimit, commands_as_prompts  # noqa: E402
 
 from strategies import json_outputs, tools, uints  # noqa: E402
 from txcript import model as m  # noqa: E402
@@ -125,4 +125,9 @@ CONFORMANCE = Conformance(
         Family("compressed-chat", _compressed, sessions=1),
     ),
     representable=_transcripts(),
+    hop_limit=HopLimit(
+        "a slash command the user ran is no model call in Qwen's history: it is the prompt "
+        "that ran it, and its output the user's text after it",
+        commands_as_prompts,
+    ),
 )

@@ -146,6 +146,11 @@ class CopilotStore:
         self.database = root / DATABASE
 
     def location(self, reference: str) -> str:
+        """Where a session is, for people: a file or directory, or ``<database> session <id>``
+        for a session read from the store database."""
+        database, hashed, ident = reference.rpartition("#")
+        if hashed and Path(database) == self.database:
+            return f"{database} session {ident}"
         return reference
 
     # -- discovery --------------------------------------------------------------------------

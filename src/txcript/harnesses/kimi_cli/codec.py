@@ -36,6 +36,7 @@ from typing import Any
 from txcript.model import (
     Artifact,
     Block,
+    Command,
     Image,
     ImageSource,
     Message,
@@ -341,6 +342,7 @@ def from_common(transcript: Transcript) -> KimiCliSession:
     wire: list[Line] = [Line(_dumps({"type": "metadata", "protocol_version": WIRE_PROTOCOL}), None)]
     in_turn = False
     step = 0
+    commands: set[str] = set()
     last_time = meta.timestamp
 
     def event(kind: str, payload: dict[str, Any], when: datetime) -> None:
@@ -376,7 +378,19 @@ def from_common(transcript: Transcript) -> KimiCliSession:
             continue
         prompt: list[Block] = []
         for block in message.content:
-            if isinstance(block, ToolResult):
+            if isinstance(block, ToolUse) and isinstance(block.tool, Command):
+                # A slash command the user ran is no model call: it is the prompt that ran it,
+                # and its output the user's text after it.
+                commands.add(block.id)
+                command = block.tool
+                typed = (
+                    command.command if command.args is None else f"{command.command} {command.args}"
+                )
+                prompt.append(Text(text=typed))
+            elif isinstance(block, ToolResult) and block.tool_use_id in commands:
+                output = block.content
+                prompt.append(Text(output if isinstance(output, str) else dumps_compact(output)))
+            elif isinstance(block, ToolResult):
                 add(
                     {
                         "role": "tool",

@@ -40,6 +40,7 @@ from typing import Any
 from txcript.model import (
     Artifact,
     Block,
+    Command,
     Image,
     ImageSource,
     Message,
@@ -398,6 +399,7 @@ class _Writer:
         self.lines: list[Line] = []
         self.parent: str | None = None
         self.names: dict[str, str] = {}
+        self.commands: set[str] = set()
 
     def add(self, kind: str, when: datetime, body: dict[str, Any]) -> None:
         uuid = uuid5(NAMESPACE, f"{self.session}:{len(self.lines)}")
@@ -432,7 +434,19 @@ class _Writer:
             return
         prompt: list[Block] = []
         for block in message.content:
-            if isinstance(block, ToolResult):
+            if isinstance(block, ToolUse) and isinstance(block.tool, Command):
+                # A slash command the user ran is no model call: Qwen keeps it as the prompt
+                # that ran it, and its output as the user's text after it.
+                self.commands.add(block.id)
+                command = block.tool
+                typed = (
+                    command.command if command.args is None else f"{command.command} {command.args}"
+                )
+                prompt.append(Text(text=typed))
+            elif isinstance(block, ToolResult) and block.tool_use_id in self.commands:
+                output = block.content
+                prompt.append(Text(output if isinstance(output, str) else dumps_compact(output)))
+            elif isinstance(block, ToolResult):
                 if prompt:
                     self._prompt(prompt, message.timestamp)
                     prompt = []
