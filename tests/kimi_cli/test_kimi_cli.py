@@ -216,3 +216,20 @@ def test_delete_backs_the_session_up_and_removes_it(
 def test_resume_runs_kimi_r_from_the_work_directory() -> None:
     assert H.resume_command(SESSION_ID) == ["kimi", "-r", SESSION_ID]
     assert H.resume_in_cwd
+
+
+def test_a_slash_command_the_user_ran_is_written_as_its_prompt_not_dropped() -> None:
+    """Regression: a user-side Command and its output vanished from the copy; they are the
+    prompt that ran it and the user's text after it."""
+    transcript = m.Transcript(
+        meta=m.Meta(id=SESSION_ID, timestamp=at(0), cwd=WORK_DIR, title="t"),
+        messages=(
+            m.Message(
+                "user",
+                (m.ToolUse("c1", m.Command(command="/init")), m.ToolResult("c1", "done")),
+                at(0),
+            ),
+        ),
+    )
+    back = H.to_common(H.from_common(transcript))
+    assert back.messages == (m.Message("user", (m.Text("/init"), m.Text("done")), at(0)),)

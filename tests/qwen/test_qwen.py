@@ -323,3 +323,26 @@ def test_a_qwen_chat_handed_to_txcript_is_read_as_qwen_not_as_claude_code(
     got = json.loads(done.stdout)
     assert got["meta"]["id"] == REWOUND_ID
     assert [x["role"] for x in got["messages"]] == ["user", "assistant", "user"]
+
+
+def test_a_slash_command_the_user_ran_is_written_as_its_prompt_not_dropped() -> None:
+    """Regression: a user-side Command (``/memory show``) and its output were dropped by the
+    writer; Qwen keeps slash commands out of the model's history, so the copy holds the prompt
+    that ran it and the output as the user's text."""
+    transcript = m.Transcript(
+        meta=m.Meta(id=LINEAR_ID, timestamp=at(0), cwd=CWD, title="t", cli_version="0.24.4"),
+        messages=(
+            m.Message(
+                "user",
+                (
+                    m.ToolUse("cmd-1", m.Command(command="/memory", args="show")),
+                    m.ToolResult("cmd-1", "no memories"),
+                ),
+                at(0),
+            ),
+        ),
+    )
+    back = H.to_common(H.from_common(transcript))
+    assert back.messages == (
+        m.Message("user", (m.Text("/memory show"), m.Text("no memories")), at(0)),
+    )
