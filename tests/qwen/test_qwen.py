@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
@@ -346,3 +347,22 @@ def test_a_slash_command_the_user_ran_is_written_as_its_prompt_not_dropped() -> 
     assert back.messages == (
         m.Message("user", (m.Text("/memory show"), m.Text("no memories")), at(0)),
     )
+
+
+def test_an_unchanged_chat_is_listed_from_the_metadata_cache_without_being_read(
+    tmp_path: Path,
+) -> None:
+    """The second listing of a file whose (size, mtime) stands is the cached one: a change
+    that keeps both (here the title's bytes, swapped in place) is not seen, which proves the
+    file was not read; a real change (the mtime moves) is."""
+    path = write_chat(tmp_path, REWOUND_ID, rewound_records())
+    old = path.stat()
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns - 10**10))
+    settled = path.stat()
+    store = QwenStore(tmp_path)
+    assert [d.title for d in store.discover()] == ["Rename foo to bar"]
+    path.write_text(path.read_text().replace("Rename foo to bar", "Rename foo to baz"))
+    os.utime(path, ns=(settled.st_atime_ns, settled.st_mtime_ns))
+    assert [d.title for d in store.discover()] == ["Rename foo to bar"]
+    os.utime(path, ns=(settled.st_atime_ns, settled.st_mtime_ns - 10**9))
+    assert [d.title for d in store.discover()] == ["Rename foo to baz"]

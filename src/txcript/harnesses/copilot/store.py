@@ -48,6 +48,7 @@ from txcript.shared.files import (
 )
 from txcript.shared.jsonlines import parse_lines
 from txcript.shared.jsonutil import try_loads
+from txcript.shared.listing import cached_listing, stat_key
 
 from .codec import MetaScan, meta_of, parse_time
 from .native import HARNESS, CopilotSession, StoreRows
@@ -198,27 +199,22 @@ class CopilotStore:
 
     def _listed(self, id_prefix: str) -> list[Discovered]:
         rows = self._database_rows()
-        out: list[Discovered] = []
-        logged: set[str] = set()
-        for ident, path in self.event_logs(id_prefix):
-            logged.add(ident)
-            try:
-                data, status = read_regular_stat(path, limit=MAX_SESSION_FILE_BYTES)
-                workspace = self._workspace(path)
-            except TxcriptError as exc:
-                warn(f"skipping {path}: {exc}")
-                continue
-            scan = scan_events(data)
-            if scan.first_time is None and scan.start is None:
-                if data.strip():
-                    warn(f"skipping {path}: it holds no Copilot CLI events")
-                continue
-            native = CopilotSession(ident, (), True, workspace, rows.get(ident))
-            meta = scan.meta(native)
-            reference = str(path.parent if path.name == "events.jsonl" else path)
-            out.append(
-                Discovered.from_meta(HARNESS, reference, meta, updated_at=modified_at(status))
-            )
+        logs = {str(path): (ident, path) for ident, path in self.event_logs(id_prefix)}
+        logged = {ident for ident, _ in logs.values()}
+        database = [self.database, Path(f"{self.database}-wal")]
+        # A log's listing also depends on its workspace and on its store row (the title it may
+        # fall back to), so its key takes in the database's files too.
+        keys = {
+            reference: stat_key([path, path.parent / "workspace.yaml", *database])
+            for reference, (_, path) in logs.items()
+        }
+
+        def list_one(reference: str) -> Discovered | None:
+            ident, path = logs[reference]
+            return self._list_log(ident, path, rows.get(ident))
+
+        scope = f"{HARNESS}:{self.root}"
+        out = cached_listing(scope, keys, list_one, Discovered, complete=not id_prefix)
         for ident, held in rows.items():
             if ident in logged or not ident.startswith(id_prefix) or not held.turns:
                 continue
@@ -231,6 +227,22 @@ class CopilotStore:
             out.append(Discovered.from_meta(HARNESS, reference, meta, updated_at=updated))
         out.sort(key=lambda d: d.updated_at or d.timestamp, reverse=True)
         return out
+
+    def _list_log(self, ident: str, path: Path, row: StoreRows | None) -> Discovered | None:
+        try:
+            data, status = read_regular_stat(path, limit=MAX_SESSION_FILE_BYTES)
+            workspace = self._workspace(path)
+        except TxcriptError as exc:
+            warn(f"skipping {path}: {exc}")
+            return None
+        scan = scan_events(data)
+        if scan.first_time is None and scan.start is None:
+            if data.strip():
+                warn(f"skipping {path}: it holds no Copilot CLI events")
+            return None
+        meta = scan.meta(CopilotSession(ident, (), True, workspace, row))
+        reference = str(path.parent if path.name == "events.jsonl" else path)
+        return Discovered.from_meta(HARNESS, reference, meta, updated_at=modified_at(status))
 
     def discover(self) -> list[Discovered]:
         return self._listed("")

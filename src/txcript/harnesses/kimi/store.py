@@ -41,6 +41,7 @@ from txcript.shared.files import (
 )
 from txcript.shared.jsonlines import Line, parse_lines
 from txcript.shared.jsonutil import try_loads
+from txcript.shared.listing import cached_listing, stat_key
 
 from .codec import meta_of, parse_time
 from .native import HARNESS, KimiCodeSession
@@ -143,42 +144,53 @@ class KimiCodeStore:
             raise BadInput(f"{directory} holds neither state.json nor agents/main/wire.jsonl")
         return KimiCodeSession(directory.name, state, lines, trailing, work_dir)
 
-    def _listed(self, directories: Iterable[Path]) -> list[Discovered]:
+    def _list_one(self, directory: Path, work_dir: str | None) -> Discovered | None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", TranscriptWarning)
+                native = self._read(directory, work_dir, head=True)
+            stamp = directory.stat()
+        except (TxcriptError, OSError) as exc:
+            warn(f"skipping {directory}: {exc}")
+            return None
+        updated = native.state_value().get("updatedAt")  # (archived ones are listed too)
+        meta = meta_of(native)
+        return Discovered.from_meta(
+            HARNESS, str(directory), meta, updated_at=parse_time(updated) or modified_at(stamp)
+        )
+
+    def _listed(self, directories: Iterable[Path], *, complete: bool) -> list[Discovered]:
+        """The sessions among ``directories``, newest first, tombstoned ones left out; one whose
+        files (and the index) are unchanged since the metadata cache kept it is only
+        ``stat``-ed."""
         index = read_index(self.root)
-        out = []
+        places: dict[str, tuple[Path, str | None]] = {}
         for directory in directories:
             entry = index.get(directory.name, {})
             if entry is None and directory.name in index:
                 continue  # tombstoned: Kimi Code deleted it
             work_dir = entry.get("workDir") if isinstance(entry, dict) else None
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", TranscriptWarning)
-                    native = self._read(
-                        directory, work_dir if isinstance(work_dir, str) else None, head=True
-                    )
-                stamp = directory.stat()
-            except (TxcriptError, OSError) as exc:
-                warn(f"skipping {directory}: {exc}")
-                continue
-            updated = native.state_value().get("updatedAt")  # (archived ones are listed too)
-            meta = meta_of(native)
-            out.append(
-                Discovered.from_meta(
-                    HARNESS,
-                    str(directory),
-                    meta,
-                    updated_at=parse_time(updated) or modified_at(stamp),
-                )
+            places[str(directory)] = (directory, work_dir if isinstance(work_dir, str) else None)
+        keys = {
+            reference: stat_key(
+                [directory / "state.json", directory.joinpath(*WIRE), self.root / INDEX]
             )
+            for reference, (directory, _) in places.items()
+        }
+
+        def list_one(reference: str) -> Discovered | None:
+            return self._list_one(*places[reference])
+
+        scope = f"{HARNESS}:{self.sessions}"
+        out = cached_listing(scope, keys, list_one, Discovered, complete=complete)
         out.sort(key=lambda d: d.updated_at or d.timestamp, reverse=True)
         return out
 
     def discover(self) -> list[Discovered]:
-        return self._listed(self.session_dirs())
+        return self._listed(self.session_dirs(), complete=True)
 
     def lookup(self, id_prefix: str) -> list[Discovered]:
-        return self._listed(self.session_dirs(id_prefix))
+        return self._listed(self.session_dirs(id_prefix), complete=False)
 
     def load(self, reference: str) -> KimiCodeSession:
         directory = Path(reference)

@@ -10,7 +10,8 @@ the user's sessions, listed without a cwd) and names each directory's work dir f
 **Discovery** lists every ``<uuid>/`` holding a ``context.jsonl`` with at least one message (or a
 custom title), and every flat ``<uuid>.jsonl`` of the oldest layout that has no directory yet. It
 reads ``state.json`` and the wire's first lines up to its first ``TurnBegin``, the same fields
-:func:`~.codec.meta_of` reads; directory symlinks are never followed.
+:func:`~.codec.meta_of` reads; directory symlinks are never followed. Each listing is kept in the
+metadata cache under the stat of its files and the index (:mod:`txcript.shared.listing`).
 
 **Saving** writes the session directory (``context.jsonl``, ``wire.jsonl``, ``state.json``, each
 by an atomic rename) and then — what makes ``cd <work dir>; kimi -r <id>`` find it — adds the work
@@ -51,6 +52,7 @@ from txcript.shared.files import (
 from txcript.shared.ids import UUID_IDS
 from txcript.shared.jsonlines import Line, parse_lines
 from txcript.shared.jsonutil import loads_strict
+from txcript.shared.listing import cached_listing, stat_key
 from txcript.shared.text import scrub
 
 from .codec import meta_of
@@ -215,34 +217,46 @@ class KimiCliStore:
             flat=flat,
         )
 
-    def _listed(self, found: list[tuple[Path, str]]) -> list[Discovered]:
+    def _list_one(self, path: Path, work_dir: str | None) -> Discovered | None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", TranscriptWarning)
+                native = self._read(path, work_dir, head=True)
+            stamp = (path if path.suffix == ".jsonl" else path / "context.jsonl").stat()
+        except (TxcriptError, OSError) as exc:
+            warn(f"skipping {path}: {exc}")
+            return None
+        if native is None:
+            return None
+        if not _has_message(native.context) and not native.state_value().get("custom_title"):
+            return None  # an empty session: Kimi does not list it either
+        meta = meta_of(native)
+        return Discovered.from_meta(HARNESS, str(path), meta, updated_at=modified_at(stamp))
+
+    def _listed(self, found: list[tuple[Path, str]], *, complete: bool) -> list[Discovered]:
+        """The sessions among ``found``, newest first; one whose files (and the index, which
+        names its work dir) are unchanged since the metadata cache kept it is only ``stat``-ed."""
         index = read_index(self.root, strict=False)
-        out: list[Discovered] = []
-        for path, group in found:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", TranscriptWarning)
-                    native = self._read(path, index.work_dirs.get(group), head=True)
-                stamp = (path if path.suffix == ".jsonl" else path / "context.jsonl").stat()
-            except (TxcriptError, OSError) as exc:
-                warn(f"skipping {path}: {exc}")
-                continue
-            if native is None:
-                continue
-            if not _has_message(native.context) and not native.state_value().get("custom_title"):
-                continue  # an empty session: Kimi does not list it either
-            meta = meta_of(native)
-            out.append(
-                Discovered.from_meta(HARNESS, str(path), meta, updated_at=modified_at(stamp))
-            )
+        groups = {str(path): (path, group) for path, group in found}
+        keys = {
+            reference: stat_key([*_files_of(path), self.root / INDEX])
+            for reference, (path, _) in groups.items()
+        }
+
+        def list_one(reference: str) -> Discovered | None:
+            path, group = groups[reference]
+            return self._list_one(path, index.work_dirs.get(group))
+
+        scope = f"{HARNESS}:{self.sessions}"
+        out = cached_listing(scope, keys, list_one, Discovered, complete=complete)
         out.sort(key=lambda d: d.updated_at or d.timestamp, reverse=True)
         return out
 
     def discover(self) -> list[Discovered]:
-        return self._listed(self.session_paths())
+        return self._listed(self.session_paths(), complete=True)
 
     def lookup(self, id_prefix: str) -> list[Discovered]:
-        return self._listed(self.session_paths(id_prefix))
+        return self._listed(self.session_paths(id_prefix), complete=False)
 
     # -- load / save ------------------------------------------------------------------------
     def load(self, reference: str) -> KimiCliSession:
@@ -336,6 +350,13 @@ class KimiCliStore:
             )
             out[reference] = "|".join(parts.values())
         return out
+
+
+def _files_of(path: Path) -> list[Path]:
+    """The files a session's listing is read from."""
+    if path.suffix == ".jsonl":
+        return [path]
+    return [path / "context.jsonl", path / "wire.jsonl", path / "state.json"]
 
 
 def _indexed(index: Index, work_dir: str) -> bytes:

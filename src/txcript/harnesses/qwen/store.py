@@ -8,7 +8,9 @@ with every character outside ``[A-Za-z0-9]`` replaced by ``-`` (Windows paths lo
 hex-and-dash stem), never following directory symlinks. It parses lines only until the first
 record, the first prompt and the first model are known, then only the lines that hold a
 ``custom_title`` (matched as bytes first); both it and a full load feed the same
-:class:`~.codec.MetaScan`, so their Meta agree. ``chats/archive/`` (sessions the user archived,
+:class:`~.codec.MetaScan`, so their Meta agree. Each listing is kept in the metadata cache under
+the file's ``"<mtime ns>:<size>"`` (:mod:`txcript.shared.listing`), so an unchanged chat is only
+``stat``-ed. ``chats/archive/`` (sessions the user archived,
 which ``qwen --resume`` does not offer) and sub-agent logs are not listed.
 
 **Saving** writes one new chat file by an atomic rename into the project directory of the
@@ -42,6 +44,7 @@ from txcript.shared.files import (
 )
 from txcript.shared.ids import UUID_IDS
 from txcript.shared.jsonutil import try_loads
+from txcript.shared.listing import cached_listing, stat_key
 from txcript.shared.text import scrub
 
 from .codec import MetaScan, meta_of
@@ -125,32 +128,36 @@ class QwenStore:
                         continue
         return out
 
-    def _listed(self, paths: Iterable[Path]) -> list[Discovered]:
-        out: list[Discovered] = []
-        for path in paths:
-            try:
-                data, status = read_regular_stat(path, limit=MAX_SESSION_FILE_BYTES)
-            except TxcriptError as exc:
-                warn(f"skipping {path}: {exc}")
-                continue
-            scan = scan_bytes(data, path.stem)
-            if scan.first is None:
-                if data.strip():
-                    warn(f"skipping {path}: it holds no Qwen Code chat records")
-                continue
-            meta: Meta = scan.meta()
-            out.append(
-                Discovered.from_meta(HARNESS, str(path), meta, updated_at=modified_at(status))
-            )
+    def _list_one(self, reference: str) -> Discovered | None:
+        path = Path(reference)
+        try:
+            data, status = read_regular_stat(path, limit=MAX_SESSION_FILE_BYTES)
+        except TxcriptError as exc:
+            warn(f"skipping {path}: {exc}")
+            return None
+        scan = scan_bytes(data, path.stem)
+        if scan.first is None:
+            if data.strip():
+                warn(f"skipping {path}: it holds no Qwen Code chat records")
+            return None
+        meta: Meta = scan.meta()
+        return Discovered.from_meta(HARNESS, reference, meta, updated_at=modified_at(status))
+
+    def _listed(self, paths: Iterable[Path], *, complete: bool) -> list[Discovered]:
+        """The chats among ``paths``, newest first; a file whose (size, mtime) is what the
+        metadata cache holds it under is only ``stat``-ed."""
+        keys = {str(path): stat_key([path]) for path in paths}
+        scope = f"{HARNESS}:{self.projects}"
+        out = cached_listing(scope, keys, self._list_one, Discovered, complete=complete)
         out.sort(key=lambda d: d.updated_at or d.timestamp, reverse=True)
         return out
 
     def discover(self) -> list[Discovered]:
-        return self._listed(self.chat_files())
+        return self._listed(self.chat_files(), complete=True)
 
     def lookup(self, id_prefix: str) -> list[Discovered]:
         """The sessions whose id starts with ``id_prefix``: only files so named are read."""
-        found = self._listed(self.chat_files(id_prefix))
+        found = self._listed(self.chat_files(id_prefix), complete=False)
         return [d for d in found if d.meta_id.startswith(id_prefix)]
 
     # -- load / save ------------------------------------------------------------------------
