@@ -223,6 +223,20 @@ REGISTRY: tuple[HarnessInfo, ...] = (
     HarnessInfo("pi", "pi"),
     HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build")),
     HarnessInfo(
+        "droid",
+        "Factory droid",
+        ("factory", "factory_droid"),
+        "txcript.harnesses.droid",
+        has_store=True,
+        can_write=True,
+        executables=("droid",),
+        ids="UUID_IDS",
+        # droid reads FACTORY_HOME_OVERRIDE as the home its .factory directory sits in.
+        root=Root(".factory", env="FACTORY_HOME_OVERRIDE", env_suffix=".factory", app_reads_env=True),
+        resume=("droid", "--resume", "{id}"),
+        layers={"sniff_lines": "text", "open_store": "store:DroidStore"},
+    ),
+    HarnessInfo(
         "simple",
         "Simple document",
         ("simple_json",),

@@ -1,0 +1,1 @@
+"""Factory droid (``droid``): ``~/.factory/sessions/<project>/<uuid>.jsonl`` and its settings."""
