@@ -47,7 +47,7 @@ from txcript.shared.jsonutil import dumps_pretty, is_uint
 from txcript.shared.text import shown
 from txcript.shared.timeutil import EPOCH, format_rfc3339, parse_rfc3339
 
-from .native import HARNESS, RECORD_TYPES, DroidSession
+from .native import RECORD_TYPES, DroidSession
 from .tools import from_tool, to_tool
 
 NAMESPACE = namespace_from_ascii(b"txcript-droid!!!")
@@ -73,11 +73,14 @@ def _string(value: Any) -> str | None:
 def _first_model(records: list[dict[str, Any]]) -> str | None:
     for record in records:
         message = record.get("message")
-        if record.get("type") == "message" and isinstance(message, dict):
-            if message.get("role") == "assistant":
-                model = _string(message.get("modelId"))
-                if model is not None:
-                    return model
+        if (
+            record.get("type") == "message"
+            and isinstance(message, dict)
+            and message.get("role") == "assistant"
+        ):
+            model = _string(message.get("modelId"))
+            if model is not None:
+                return model
     return None
 
 

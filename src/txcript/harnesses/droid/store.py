@@ -307,7 +307,8 @@ class DroidStore:
             for extra in side:
                 extra.unlink()
         except OSError as exc:
-            raise StoreError(f"deleting {exc.filename or reference}: {exc.strerror or exc}") from None
+            what = exc.filename or reference
+            raise StoreError(f"deleting {what}: {exc.strerror or exc}") from None
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         """The session file's and its settings file's ``mtime:size`` together."""
@@ -319,9 +320,7 @@ class DroidStore:
             except OSError:
                 out[reference] = ""
                 continue
-            try:
+            with contextlib.suppress(OSError):
                 key += "+" + file_key(settings_path(path).stat())
-            except OSError:
-                pass
             out[reference] = key
         return out

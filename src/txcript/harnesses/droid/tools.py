@@ -7,9 +7,9 @@ argument it carries has a Common field with the right type (an ``Execute`` with 
 ``riskLevel`` stays Raw, untouched); ``LS``, ``Grep``, ``Glob``, ``TodoWrite``, ``Task`` and
 anything else stay Raw under their own name.
 
-Writing, Bash becomes ``Execute`` and Write ``Create``; a Bash field droid's tool lacks (``workdir``,
-``run_in_background``) is written under its Common name, which the model sees in the replayed
-history and this reader types back.
+Writing, Bash becomes ``Execute`` and Write ``Create``; a Bash field droid's tool lacks
+(``workdir``, ``run_in_background``) is written under its Common name, which the model sees in
+the replayed history and this reader types back.
 """
 
 from __future__ import annotations
