@@ -3,7 +3,8 @@
 ``to_text`` gives the session file's lines exactly as stored; when the session has a settings
 file, one more line follows, ``{"type":"txcript_settings","text":<the settings file's text>}``
 (with ``"final_newline": false`` when the session file's last line has no newline), so the
-text carries everything a store round trip needs. ``from_text`` reads either form (a plain droid ``.jsonl`` has no such line) and refuses text whose first record is not droid's
+text carries everything a store round trip needs. ``from_text`` reads either form (a plain
+droid ``.jsonl`` has no such line) and refuses text whose first record is not droid's
 ``session_start`` header.
 """
 
