@@ -80,6 +80,9 @@ def _configured(backup: Backup) -> tuple[bool, str | None]:
         wanted = harness.store_database()
         if wanted is None:
             return False, None
+        if isinstance(wanted, tuple):  # a store of several databases (one per project)
+            target = Path(backup.database)
+            return any(target == w.resolve() for w in wanted), ", ".join(map(str, wanted))
         return Path(backup.database) == wanted.resolve(), str(wanted)
     store = harness.store() if harness.has_store else None
     if store is None:

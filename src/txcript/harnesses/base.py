@@ -360,15 +360,16 @@ class Harness(Generic[NativeT]):
 
         return str(uuid.uuid4())
 
-    def store_database(self, root: Path | None = None) -> Path | None:
-        """The database a restore may write to without --force (the configured store's); None
-        for a store that keeps no row backups."""
+    def store_database(self, root: Path | None = None) -> Path | tuple[Path, ...] | None:
+        """The database a restore may write to without --force (the configured store's), or
+        every one of them for a store of several databases (one per project); None for a store
+        that keeps no row backups."""
         if not self.provides("store_database"):
             return None
         opened = self.store(root)
         if opened is None:
             return None
-        database: Path | None = self._layer("store_database")(opened)
+        database: Path | tuple[Path, ...] | None = self._layer("store_database")(opened)
         return database
 
     def snapshot(self, root: Path | None = None) -> Any:

@@ -170,6 +170,16 @@ KIMI_CODE_IDS = IdGrammar(
 )
 
 
+#: Goose's ids: ``YYYYMMDD_N`` for its own sessions, the file name for sessions migrated from its
+#: older JSONL files (any name of letters, digits, ``_``, ``.`` and ``-``); a foreign id outside
+#: that becomes its UUIDv5. ``goose session --resume --session-id`` takes any of them.
+GOOSE_IDS = IdGrammar(
+    "a Goose session id (letters, digits, _, . and -)",
+    r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    foreign_uuid,
+)
+
+
 def _brief(session_id: str) -> str:
     """An id as an error shows it: escaped, and cut to 60 characters."""
     escaped = shown(session_id)

@@ -1,0 +1,1 @@
+"""Goose (``goose``, Block): ``sessions/sessions.db`` and the older ``sessions/*.jsonl`` files."""
