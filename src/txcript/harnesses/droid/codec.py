@@ -1,7 +1,7 @@
 """Factory droid sessions ↔ Common.
 
 **Meta** (:func:`meta_of`, which the store's discovery uses too): the header's ``id`` (else the
-file stem), the first message's time, the header's ``cwd``, the title (``sessionTitle`` when set,
+file stem), the first message's time (droid's injected context aside), the header's ``cwd``, the title (``sessionTitle`` when set,
 else ``title``), and the model of the settings file, else of the first assistant message. The
 header's ``version`` is the file format's, not the CLI's, and droid records no branch.
 
@@ -86,7 +86,7 @@ def _first_model(records: list[dict[str, Any]]) -> str | None:
 
 def _first_time(records: list[dict[str, Any]]) -> datetime | None:
     for record in records:
-        if record.get("type") == "message":
+        if record.get("type") == "message" and not is_context(record):
             moment = parse_rfc3339(record.get("timestamp"))
             if moment is not None:
                 return moment

@@ -43,7 +43,7 @@ from txcript.shared.ids import UUID_IDS
 from txcript.shared.jsonl import parse_lines, render_lines
 from txcript.shared.jsonutil import INVALID, try_loads
 
-from .codec import meta_from
+from .codec import is_context, meta_from
 from .native import HARNESS, DroidSession
 
 SETTINGS_SUFFIX = ".settings.json"
@@ -90,7 +90,7 @@ class _Head:
                 return
         if value.get("type") != "message":
             return
-        if self.first_time is None:
+        if self.first_time is None and not is_context(value):
             self.first_time = parse_rfc3339(value.get("timestamp"))
         message = value.get("message")
         if self.first_model is None and isinstance(message, dict):

@@ -1,0 +1,240 @@
+"""Factory droid: the exact Common output of each layout, discovery, writing, and its quirks."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from datetime import UTC, datetime
+from pathlib import Path
+
+import droid_fixtures as f
+import pytest
+
+from txcript import harnesses
+from txcript import model as m
+from txcript.diagnostics import TranscriptWarning
+from txcript.errors import BadInput
+
+H = harnesses.get("droid")
+
+
+def at(second: int) -> datetime:
+    return datetime(2026, 11, 2, 10, 0, second, 250000, tzinfo=UTC)
+
+
+def _store(root: Path):  # type: ignore[no-untyped-def]
+    store = H.store(root)
+    assert store is not None
+    return store
+
+
+def _load(root: Path, path: Path) -> m.Transcript:
+    return H.to_common(_store(root).load(str(path)))
+
+
+def test_the_per_project_session_reads_exactly(tmp_path: Path) -> None:
+    path = f.build_project(tmp_path)
+    with pytest.warns(TranscriptWarning) as said:
+        transcript = _load(tmp_path, path)
+    # The one record of an unknown kind is counted in one warning, never dropped silently.
+    assert [str(w.message) for w in said] == [
+        f"droid session {f.MAIN_ID}: 1 records of unknown kinds (mission_checkpoint) kept in "
+        "the file but left out of the conversation"
+    ]
+    model = f.MODEL
+    assert transcript == m.Transcript(
+        meta=m.Meta(
+            id=f.MAIN_ID,
+            timestamp=at(1),
+            cwd=f.PROJECT,
+            title="Fix the failing test",
+            model=model,
+        ),
+        messages=(
+            m.Message(role="user", content=(m.Text("Fix the failing test"),), timestamp=at(1)),
+            m.Message(
+                role="assistant",
+                content=(
+                    m.Thinking("Run the tests first.", signature="sig-1"),
+                    m.Text("Running the tests and reading the config."),
+                    m.ToolUse("toolu_01", m.Bash(command="npm test", timeout_ms=120000)),
+                    m.ToolUse("toolu_02", m.Read(file_path=f"{f.PROJECT}/jest.config.js")),
+                    m.ToolUse(
+                        "toolu_03",
+                        m.Raw(tool_name="Grep", input={"pattern": "TODO", "path": f.PROJECT}),
+                    ),
+                ),
+                timestamp=at(2),
+                model=model,
+            ),
+            m.Message(
+                role="user",
+                content=(
+                    m.ToolResult("toolu_01", "1 failing: sum adds", is_error=True),
+                    m.ToolResult("toolu_02", "module.exports = {}"),
+                    m.ToolResult("toolu_03", [{"type": "text", "text": "src/a.ts:3: TODO"}]),
+                ),
+                timestamp=at(3),
+            ),
+            m.Message(
+                role="assistant",
+                content=(
+                    m.ToolUse(
+                        "toolu_04",
+                        m.Write(
+                            file_path=f"{f.PROJECT}/src/sum.ts",
+                            content="export const sum = (a, b) => a + b;\n",
+                        ),
+                    ),
+                ),
+                timestamp=at(4),
+                model=model,
+            ),
+            m.Message(
+                role="user", content=(m.ToolResult("toolu_04", "File created"),), timestamp=at(5)
+            ),
+            m.Message(
+                role="assistant",
+                content=(m.Text("Fixed: sum now adds."),),
+                timestamp=at(6),
+                model=model,
+            ),
+        ),
+    )
+
+
+def test_the_older_flat_layout_reads_exactly(tmp_path: Path) -> None:
+    path = f.build_flat(tmp_path)
+    assert _load(tmp_path, path) == m.Transcript(
+        meta=m.Meta(id=f.FLAT_ID, timestamp=at(10), title="Explain the build", model="gpt-5"),
+        messages=(
+            m.Message(role="user", content=(m.Text("Explain the build"),), timestamp=at(10)),
+            m.Message(
+                role="assistant",
+                content=(m.Text("It uses esbuild."),),
+                timestamp=at(11),
+                model="gpt-5",
+            ),
+        ),
+    )
+
+
+def test_discovery_lists_both_layouts_with_the_metadata_a_load_gives(tmp_path: Path) -> None:
+    f.build_project(tmp_path)
+    f.build_flat(tmp_path)
+    store = _store(tmp_path)
+    found = store.discover()
+    assert {d.meta_id for d in found} == {f.MAIN_ID, f.FLAT_ID, f.SUB_ID}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TranscriptWarning)
+        for d in found:
+            meta = H.to_common(store.load(d.reference)).meta
+            assert (d.meta_id, d.timestamp, d.title, d.cwd, d.model) == (
+                meta.id,
+                meta.timestamp,
+                meta.title,
+                meta.cwd,
+                meta.model,
+            )
+    parents = {d.meta_id: d.parent for d in found}
+    assert parents[f.SUB_ID] == f.MAIN_ID and parents[f.MAIN_ID] is None
+    assert [d.meta_id for d in store.lookup(f.FLAT_ID[:8])] == [f.FLAT_ID]
+
+
+def test_a_store_round_trip_writes_the_same_bytes(tmp_path: Path) -> None:
+    path = f.build_project(tmp_path / "a")
+    native = _store(tmp_path / "a").load(str(path))
+    saved = _store(tmp_path / "b").save(native)
+    copy = Path(saved.reference)
+    assert copy == tmp_path / "b" / "sessions" / f.PROJECT_KEY / f"{f.MAIN_ID}.jsonl"
+    assert copy.read_bytes() == path.read_bytes()
+    settings = f"{f.MAIN_ID}.settings.json"
+    assert (copy.parent / settings).read_bytes() == (path.parent / settings).read_bytes()
+
+
+def test_the_writer_gives_droid_the_header_chain_and_settings_it_needs(tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TranscriptWarning)
+        source = _load(tmp_path, f.build_project(tmp_path / "src"))
+    native = H.from_common(source)
+    records = [json.loads(line.text) for line in native.lines]
+    header = records[0]
+    assert header == {
+        "type": "session_start",
+        "id": f.MAIN_ID,
+        "title": "Fix the failing test",
+        "owner": "unknown",
+        "version": 2,
+        "isSessionTitleManuallySet": False,
+        "cwd": f.PROJECT,
+    }
+    messages = records[1:]
+    assert [r.get("parentId") for r in messages] == [None, *(r["id"] for r in messages[:-1])]
+    assert messages[1]["message"]["content"][2] == {
+        "type": "tool_use",
+        "id": "toolu_01",
+        "name": "Execute",
+        "input": {"command": "npm test", "timeout": 120},
+    }
+    assert messages[2]["message"]["content"][0]["is_error"] is True
+    assert json.loads(native.settings or "{}") == {"model": f.MODEL}
+    assert H.to_common(native) == source
+
+
+def test_an_execute_with_droid_only_arguments_stays_raw() -> None:
+    from txcript.harnesses.droid.tools import to_tool
+
+    args = {"command": "rm -rf build", "riskLevel": "medium", "riskLevelReason": "deletes"}
+    assert to_tool("Execute", args) == m.Raw(tool_name="Execute", input=args)
+    assert to_tool("Execute", {"command": "ls", "summary": "List the files"}) == m.Bash(
+        command="ls", description="List the files"
+    )
+
+
+def test_the_text_form_carries_the_settings_file(tmp_path: Path) -> None:
+    native = _store(tmp_path).load(str(f.build_project(tmp_path)))
+    text = H.to_text(native)
+    assert text.splitlines()[-1].startswith('{"type": "txcript_settings"')
+    assert H.from_text(text) == native
+    plain = (tmp_path / "sessions" / f.PROJECT_KEY / f"{f.MAIN_ID}.jsonl").read_text()
+    assert H.from_text(plain).settings is None
+
+
+def test_text_that_is_not_a_droid_session_is_refused() -> None:
+    with pytest.raises(BadInput, match="first record is not `session_start`"):
+        H.from_text('{"type":"user","message":{}}\n')
+
+
+@pytest.mark.parametrize("hostile", ["../x", "a/b", "-x", "not-a-uuid"])
+def test_hostile_ids_are_refused_before_anything_is_written(tmp_path: Path, hostile: str) -> None:
+    transcript = m.Transcript(
+        meta=m.Meta(id=hostile, timestamp=at(0), cwd="/w"),
+        messages=(m.Message(role="user", content=(m.Text("hi"),), timestamp=at(1)),),
+    )
+    with pytest.raises(BadInput):
+        _store(tmp_path).save(H.from_common(transcript))
+    assert not (tmp_path / "sessions").exists()
+
+
+def test_delete_backs_both_files_up_and_restore_puts_them_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from txcript.shared import backups
+
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(tmp_path / "data"))
+    path = f.build_project(tmp_path / "root")
+    before = path.read_bytes()
+    store = _store(tmp_path / "root")
+    store.delete(str(path))
+    assert not path.exists() and not path.with_name(f"{f.MAIN_ID}.settings.json").exists()
+    (backup,) = [b for b in backups.list_backups() if b.harness == "droid"]
+    backups.restore(backup)
+    assert path.read_bytes() == before
+
+
+def test_the_cwd_becomes_droids_project_key() -> None:
+    from txcript.harnesses.droid.store import project_key
+
+    assert project_key("/Users/a/app") == "-Users-a-app"
+    assert project_key("/srv//x/") == "-srv-x"
+    assert project_key("C:\\Users\\a") == "-C--Users-a"
