@@ -74,7 +74,7 @@ MAIN_ID = "3c5e7a9b-1d2f-4a6b-8c0d-2e4f6a8b0c1d"
 SUB_ID = "toolu_agent_01"
 OLD_ID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
 SUMMARY_ID = "6e5d4c3b-2a19-4f8e-8d7c-6b5a49382716"
-T0 = 1_793_000_000  # 2026-10-26T08:53:20Z, in seconds
+T0 = 1_793_000_000  # 2026-10-26T07:33:20Z, in seconds
 MODEL = "claude-sonnet-4-5"
 
 
