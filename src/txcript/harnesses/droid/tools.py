@@ -1,6 +1,6 @@
 """Factory droid tool calls ↔ Common tools.
 
-Droid's own tools that have a Common shape: ``Execute`` → Bash (``timeout`` in seconds,
+Droid's own tools that have a Common shape: ``Execute`` → Bash (``timeout`` in whole seconds,
 ``summary`` the description) and ``Create`` → Write. ``Read``, ``Edit`` and ``MultiEdit`` share
 Common's names and are typed by :func:`txcript.model.type_tool`. A call is typed only when every
 argument it carries has a Common field with the right type (an ``Execute`` with its
@@ -21,6 +21,7 @@ from txcript.model import Bash, Raw, Tool, Write, tool_input, tool_name, type_to
 _EXECUTE_FIELDS = {
     "command": "command",
     "timeout": "timeout_ms",
+    "timeout_ms": "timeout_ms",
     "summary": "description",
     "workdir": "workdir",
     "run_in_background": "run_in_background",
@@ -38,9 +39,9 @@ def to_tool(name: str, args: Any) -> Tool:
     """The Common tool for one droid call, typed only on an exact fit."""
     if name == "Execute" and isinstance(args, dict) and set(args) <= set(_EXECUTE_FIELDS):
         renamed = {_EXECUTE_FIELDS[key]: value for key, value in args.items()}
-        if "timeout_ms" in renamed:
-            millis = _seconds_to_ms(renamed["timeout_ms"])
-            if millis is None:
+        if "timeout" in args:
+            millis = _seconds_to_ms(args["timeout"])
+            if millis is None or "timeout_ms" in args:
                 return Raw(tool_name=name, input=args)
             renamed["timeout_ms"] = millis
         typed = type_tool("Bash", renamed)
@@ -58,8 +59,11 @@ def from_tool(tool: Tool) -> tuple[str, Any]:
     if isinstance(tool, Bash):
         args: dict[str, Any] = {"command": tool.command}
         if tool.timeout_ms is not None:
-            seconds = tool.timeout_ms / 1000
-            args["timeout"] = int(seconds) if seconds.is_integer() else seconds
+            # droid's timeout is in whole seconds; any other length keeps Common's milliseconds
+            if tool.timeout_ms % 1000 == 0:
+                args["timeout"] = tool.timeout_ms // 1000
+            else:
+                args["timeout_ms"] = tool.timeout_ms
         if tool.description is not None:
             args["summary"] = tool.description
         if tool.workdir is not None:

@@ -38,9 +38,12 @@ class GooseMessage:
 
 @dataclass(frozen=True, slots=True)
 class LegacyFile:
-    """A session file of the JSONL generation: its name (the session id) and its lines."""
+    """A session file of the JSONL generation: its name (the session id) and its lines.
 
-    name: str
+    The name is where the file lives, not part of its content (the text form has none), so two
+    bodies with the same lines are equal whatever their names."""
+
+    name: str = field(compare=False)
     lines: tuple[Line, ...]
     final_newline: bool = True
 
