@@ -1,9 +1,10 @@
 """Factory droid sessions ↔ Common.
 
 **Meta** (:func:`meta_of`, which the store's discovery uses too): the header's ``id`` (else the
-file stem), the first message's time (droid's injected context aside), the header's ``cwd``, the title (``sessionTitle`` when set,
-else ``title``), and the model of the settings file, else of the first assistant message. The
-header's ``version`` is the file format's, not the CLI's, and droid records no branch.
+file stem), the first message's time (droid's injected context aside), the header's ``cwd``,
+the title (``sessionTitle`` when set, else ``title``), and the model of the settings file, else
+of the first assistant message. The header's ``version`` is the file format's, not the CLI's,
+and droid records no branch.
 
 **Messages.** Each ``message`` record is one Common message, Anthropic-shaped: text, ``thinking``
 (with its signature) and ``redacted_thinking`` (encrypted) blocks, ``tool_use`` calls, and
