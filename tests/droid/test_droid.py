@@ -238,3 +238,56 @@ def test_the_cwd_becomes_droids_project_key() -> None:
     assert project_key("/Users/a/app") == "-Users-a-app"
     assert project_key("/srv//x/") == "-srv-x"
     assert project_key("C:\\Users\\a") == "-C--Users-a"
+
+
+def test_a_structured_result_is_written_as_its_json_text() -> None:
+    """Regression: a Common result holding a JSON object (Cursor desktop's ``{"error": …}``) was
+    written as that object; droid then dropped the whole session on resume and started an empty
+    one. A result that is neither text nor a list of content blocks is now its compact JSON."""
+    transcript = m.Transcript(
+        meta=m.Meta(id=f.MAIN_ID, timestamp=at(1)),
+        messages=(
+            m.Message(
+                role="assistant",
+                content=(m.ToolUse("c1", m.Read(file_path="/x")),),
+                timestamp=at(1),
+            ),
+            m.Message(
+                role="user",
+                content=(m.ToolResult("c1", {"error": "ENOENT"}, is_error=True),),
+                timestamp=at(2),
+            ),
+        ),
+    )
+    records = [json.loads(line.text) for line in H.from_common(transcript).lines]
+    result = records[2]["message"]["content"][0]
+    assert result == {
+        "type": "tool_result",
+        "tool_use_id": "c1",
+        "content": '{"error":"ENOENT"}',
+        "is_error": True,
+    }
+
+
+def test_a_slash_command_is_the_users_text() -> None:
+    """Regression: a user's slash command (a Common Command, as Gemini records ``/memory``) was
+    written as a tool call in a user message, which droid replayed to the model as such. It is
+    the user's text now, with its output, as droid records a command it ran itself."""
+    transcript = m.Transcript(
+        meta=m.Meta(id=f.MAIN_ID, timestamp=at(1)),
+        messages=(
+            m.Message(
+                role="user",
+                content=(
+                    m.ToolUse("cmd-1", m.Command(command="/memory", args="show")),
+                    m.ToolResult("cmd-1", "3 memories"),
+                ),
+                timestamp=at(1),
+            ),
+        ),
+    )
+    records = [json.loads(line.text) for line in H.from_common(transcript).lines]
+    assert records[1]["message"]["content"] == [
+        {"type": "text", "text": "/memory show"},
+        {"type": "text", "text": "3 memories"},
+    ]

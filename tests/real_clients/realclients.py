@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,18 @@ CLIENTS = {
     "qwen": ("@qwen-code/qwen-code", "0.24.4", "qwen"),
     # A read-only source here: the tier checks that txcript reads what the real CLI wrote.
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
+    "droid": ("@factory/cli", "0.225.1", "droid"),
 }
 #: The clients whose harness txcript writes into (the resume matrix); the rest are sources.
-WRITERS = ("claude_code", "codex", "gemini", "opencode", "qwen")
+WRITERS = ("claude_code", "codex", "gemini", "opencode", "qwen", "droid")
+#: Packages a pinned client needs beside it. ``@factory/cli@0.225.1`` names its platform binary
+#: ``@factory/cli-linux-x64@0.225.1`` as an optional dependency, but the registry serves that
+#: binary only as 0.225.2 (it reports itself as 0.225.2), so it is named explicitly.
+EXTRA_SPECS = (
+    ("@factory/cli-linux-x64@0.225.2",)
+    if sys.platform == "linux" and platform.machine() in ("x86_64", "AMD64")
+    else ()
+)
 
 
 def find_binary(harness: str) -> Path | None:
@@ -72,4 +82,5 @@ def record(harness: str, source: str, seen: dict[str, Any]) -> None:
 if __name__ == "__main__":
     # `python realclients.py npm-specs`: what .ci/run installs.
     if sys.argv[1:] == ["npm-specs"]:
-        print(" ".join(f"{package}@{version}" for package, version, _ in CLIENTS.values()))
+        specs = [f"{package}@{version}" for package, version, _ in CLIENTS.values()]
+        print(" ".join([*specs, *EXTRA_SPECS]))

@@ -1,5 +1,5 @@
-"""The real Claude Code, Codex, Gemini, OpenCode and Qwen Code CLIs resume what txcript writes,
-offline.
+"""The real Claude Code, Codex, Gemini, OpenCode, Qwen Code and Factory droid CLIs resume what
+txcript writes, offline.
 
 For every (writer, source) pair, txcript writes the source into the writer's store with
 ``continue --with <writer>``; the pinned client then resumes a **copy** of that store (resuming
@@ -190,11 +190,12 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 
 #: What each client puts in place of a result the session never recorded (a call still in flight
-#: when the session ended): Claude Code, OpenCode, Qwen Code; Codex below.
+#: when the session ended): Claude Code, OpenCode, Qwen Code, droid; Codex's below.
 FILLED_RESULTS = (
     "[Tool call interrupted",
     "[Tool execution was interrupted]",
     "Tool execution result was not recorded",
+    "Error: Tool execution was cancelled",
 )
 CODEX_FILLED_RESULT = "aborted"
 #: The reply a client adds after such a call, or between two user turns: Claude Code, Gemini.
@@ -566,6 +567,98 @@ def opencode(work: Path, source: Source, client: Path, pristine: Path) -> Outcom
     return Outcome(_expected(transcript), seen, reasoning, filled)
 
 
+# ----------------------------------------------------------------------------- Factory droid
+
+#: droid's model for the run: a custom (bring-your-own-key) model, the stub, spoken to as
+#: Anthropic. No Factory login is needed for a custom model.
+DROID_MODEL = "claude-opus-4-5"
+
+
+def _droid_env(home: Path, stub: modelstub.ModelStub) -> dict[str, str]:
+    """droid with one custom model (the stub) and Factory's own API pointed at the stub too:
+    ``droid exec -s`` first asks that API for the session, and goes on with the local file when
+    it answers 404 (which the stub answers to anything it does not know)."""
+    settings = {
+        "customModels": [
+            {
+                "model": DROID_MODEL,
+                "displayName": "stub",
+                "baseUrl": stub.url,
+                "apiKey": "sk-ant-test-not-a-key",
+                "provider": "anthropic",
+                "maxOutputTokens": 1000,
+            }
+        ]
+    }
+    (home / ".factory").mkdir(parents=True, exist_ok=True)
+    (home / ".factory" / "settings.json").write_text(json.dumps(settings))
+    return {
+        **_home_env(home),
+        "FACTORY_API_BASE_URL": stub.url,
+        "FACTORY_DISABLE_KEYRING": "1",
+        "FACTORY_DROID_AUTO_UPDATE_ENABLED": "false",
+    }
+
+
+def _without_reminders(body: dict[str, Any]) -> dict[str, Any]:
+    """The request without the context droid adds around the history (user messages of
+    ``<system-reminder>`` blocks only)."""
+
+    def reminder(message: dict[str, Any]) -> bool:
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        return message.get("role") == "user" and all(
+            b.get("type") == "text" and str(b.get("text", "")).startswith("<system-reminder>")
+            for b in blocks
+        )
+
+    return {**body, "messages": [msg for msg in body["messages"] if not reminder(msg)]}
+
+
+def droid(work: Path, source: Source, client: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "droid")
+        transcript = _read_back(env, "droid", written["id"])
+        home = _copy(work, "home")
+        run_env = dict(env, **_droid_env(home, stub))
+        # droid lists the copy among its sessions (its own session search, by a word of it).
+        listing = _run(
+            [str(client), "search", _a_word(transcript), "--json", "--limit-sessions", "50"],
+            work / "project",
+            run_env,
+        )
+        listed = [s["sessionId"] for s in json.loads(listing.stdout)["sessions"]]
+        assert written["id"] in listed, listing.stdout[-2000:]
+        # The resume command is the TUI's (`droid --resume <id>`); `exec -s` takes the same id
+        # and sends one prompt without a terminal.
+        assert written["resume_command"][1:] == ["--resume", written["id"]]
+        command = [str(client), "exec", "-s", written["id"], "-m", f"custom:{DROID_MODEL}", PROBE]
+        _run(command, work / "project", run_env)
+        bodies = [
+            b for b in stub.bodies("/v1/messages") if isinstance(b, dict) and b.get("messages")
+        ]
+    finally:
+        stub.close()
+    assert bodies, "droid sent no request to the model stub"
+    body = _without_reminders(bodies[0])
+    reasoning = _anthropic_reasoning(body, source.thinking)
+    seen = _anthropic_seen(body)
+    filled = seen.pop("filled")
+    return Outcome(_expected(transcript), seen, reasoning, filled)
+
+
+def _a_word(transcript: m.Transcript) -> str:
+    """A word of the session's first prompt, for droid's search to find it by."""
+    for message in transcript.messages:
+        for block in message.content:
+            if isinstance(block, m.Text):
+                words = [w for w in block.text.split() if len(w) >= 4 and w.isalpha()]
+                if words:
+                    return words[0]
+    return transcript.meta.id
+
+
 # ------------------------------------------------------------------------------- the matrix
 
 MATRIX_TEST = "test_the_client_resumes_the_copy_and_rebuilds_every_turn"
@@ -610,6 +703,7 @@ def matrix(
                 work, source, client, _wait(pristine)
             ),
             "qwen": qwen,
+            "droid": droid,
         }
         futures: dict[Case, Future[Outcome]] = {}
         for writer, source in cases:

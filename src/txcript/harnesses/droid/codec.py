@@ -17,6 +17,8 @@ carried in the native body and counted in one warning.
 
 **Writing** (:func:`from_common`, pure): a ``session_start`` header with the ``title`` and
 ``owner`` droid requires, one ``message`` record per Common message chained by ``parentId``
+(a result that is neither text nor a list of content blocks written as its compact JSON text:
+droid drops a whole session whose result holds any other value)
 (ids UUIDv5 over the session id and position), and a settings file with the model and the
 session's summed token usage.
 """
@@ -31,6 +33,7 @@ from txcript.diagnostics import warn
 from txcript.model import (
     Artifact,
     Block,
+    Command,
     Image,
     ImageSource,
     Message,
@@ -44,7 +47,7 @@ from txcript.model import (
 )
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.jsonl import Line, record_line
-from txcript.shared.jsonutil import dumps_pretty, is_uint
+from txcript.shared.jsonutil import dumps_compact, dumps_pretty, is_uint
 from txcript.shared.text import shown
 from txcript.shared.timeutil import EPOCH, format_rfc3339, parse_rfc3339
 
@@ -235,7 +238,15 @@ def to_common(native: DroidSession) -> Transcript:
 # ------------------------------------------------------------------------------- writing
 
 
-def _block(block: Block) -> dict[str, Any]:
+def _block(block: Block, commands: set[str]) -> dict[str, Any]:
+    """One content block; a slash command the user typed (and its output) is the user's text,
+    as droid itself records a command."""
+    if isinstance(block, ToolUse) and isinstance(block.tool, Command):
+        commands.add(block.id)
+        args = f" {block.tool.args}" if block.tool.args else ""
+        return {"type": "text", "text": block.tool.command + args}
+    if isinstance(block, ToolResult) and block.tool_use_id in commands:
+        return {"type": "text", "text": _result_text(block.content)}
     if isinstance(block, Text):
         return {"type": "text", "text": block.text}
     if isinstance(block, Thinking):
@@ -252,7 +263,7 @@ def _block(block: Block) -> dict[str, Any]:
         result: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": block.tool_use_id,
-            "content": block.content,
+            "content": _result_content(block.content),
         }
         if block.is_error:
             result["is_error"] = True
@@ -265,6 +276,22 @@ def _block(block: Block) -> dict[str, Any]:
         }
     assert isinstance(block, Artifact)
     return {"type": "text", "text": artifact_fallback_text(block)}
+
+
+def _result_text(content: Any) -> str:
+    return content if isinstance(content, str) else dumps_compact(content)
+
+
+def _result_content(content: Any) -> Any:
+    """A result as droid's Anthropic-shaped slot holds it: text, or a list of content blocks;
+    any other JSON value becomes its compact text (droid drops a session holding one)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(item, dict) and isinstance(item.get("type"), str) for item in content
+    ):
+        return content
+    return dumps_compact(content)
 
 
 def _usage(transcript: Transcript) -> dict[str, int] | None:
@@ -301,11 +328,12 @@ def from_common(transcript: Transcript) -> DroidSession:
     lines: list[Line] = [record_line(header)]
     parent: str | None = None
     model = meta.model
+    commands: set[str] = set()
     for index, message in enumerate(transcript.messages):
         ident = uuid5(NAMESPACE, f"{session_id}:message:{index}")
         body: dict[str, Any] = {
             "role": message.role,
-            "content": [_block(block) for block in message.content],
+            "content": [_block(block, commands) for block in message.content],
         }
         if message.role == "assistant" and message.model:
             body["modelId"] = message.model
