@@ -36,6 +36,7 @@ from txcript.diagnostics import warn
 from txcript.model import (
     Artifact,
     Block,
+    Command,
     Image,
     ImageSource,
     Message,
@@ -259,6 +260,8 @@ class _Writer:
         self.session_id = transcript.meta.id
         self.rows: list[dict[str, Any]] = []
         self.names: dict[str, str] = {}
+        #: The user's slash commands (written as the user's text, with their output).
+        self.commands: set[str] = set()
 
     def row(self, role: str, parts: list[dict[str, Any]], when: datetime, **extra: Any) -> None:
         stamp = seconds(when)
@@ -321,8 +324,15 @@ class _Writer:
         self.row("assistant", parts, message.timestamp, model=message.model)
 
     def user(self, message: Message) -> None:
-        results = [b for b in message.content if isinstance(b, ToolResult)]
-        others = [b for b in message.content if not isinstance(b, ToolResult)]
+        for block in message.content:
+            if isinstance(block, ToolUse) and isinstance(block.tool, Command):
+                self.commands.add(block.id)
+        results = [
+            b
+            for b in message.content
+            if isinstance(b, ToolResult) and b.tool_use_id not in self.commands
+        ]
+        others = [b for b in message.content if b not in results]
         if results:
             parts = [
                 _part(
@@ -349,6 +359,11 @@ class _Writer:
                     parts.append(_part("text", {"text": artifact_fallback_text(block)}))
                 elif isinstance(block, Thinking):
                     parts.append(_part("text", {"text": block.text}))
+                elif isinstance(block, ToolResult):  # a slash command's output
+                    parts.append(_part("text", {"text": _result_text(block)}))
+                elif isinstance(block, ToolUse) and isinstance(block.tool, Command):
+                    args = f" {block.tool.args}" if block.tool.args else ""
+                    parts.append(_part("text", {"text": block.tool.command + args}))
                 elif isinstance(block, ToolUse):
                     name, tool_input = from_tool(block.tool)
                     shown_input = (

@@ -36,6 +36,7 @@ from txcript.diagnostics import warn
 from txcript.model import (
     Artifact,
     Block,
+    Command,
     Image,
     ImageSource,
     Message,
@@ -316,14 +317,29 @@ def from_common(transcript: Transcript) -> GooseSession:
         "extension_data": "{}",
     }
     messages = []
+    commands: set[str] = set()
     for index, message in enumerate(transcript.messages):
+        contents = []
+        for block in message.content:
+            if isinstance(block, ToolUse) and isinstance(block.tool, Command):
+                # the user's slash command, and below its output: the user's text in Goose
+                commands.add(block.id)
+                args = f" {block.tool.args}" if block.tool.args else ""
+                contents.append({"type": "text", "text": block.tool.command + args})
+            elif isinstance(block, ToolResult) and block.tool_use_id in commands:
+                shown_content = block.content
+                if not isinstance(shown_content, str):
+                    shown_content = dumps_compact(shown_content)
+                contents.append({"type": "text", "text": shown_content})
+            else:
+                contents.append(_content(block))
         messages.append(
             GooseMessage(
                 {
                     "message_id": uuid5(NAMESPACE, f"{session_id}:message:{index}"),
                     "session_id": session_id,
                     "role": message.role,
-                    "content_json": _dumps([_content(b) for b in message.content]),
+                    "content_json": _dumps(contents),
                     "created_timestamp": to_epoch_ms(message.timestamp) // 1000,
                     "metadata_json": VISIBLE,
                 }
