@@ -31,7 +31,8 @@ def main(path: str) -> str:
         "Each row: txcript wrote the source into the writer's store with "
         "`txcript continue --with <writer>`, the pinned client resumed a copy of that store with "
         "the exact resume command txcript printed (offline, its model API pointed at a local "
-        "stub; for OpenCode, the TUI's `--session <id>` given to `opencode run`), and the "
+        "stub; for OpenCode, the TUI's `--session <id>` given to `opencode run`; for droid, "
+        "`droid exec -s <id>` after `droid search --json` listed the copy), and the "
         "history the client sent to the model was compared with what txcript reads back from "
         "the store. *Turns* are runs of same-role messages. *Filled in* counts results the "
         "client made up itself for calls the session left without one (a call still in flight "
@@ -94,6 +95,30 @@ OTHER_CHECKS = (
         "registry they reach ships a newer interpreter. Its 1.52.0 source and "
         "`@moonshot-ai/kimi-agent-sdk` 0.1.8 were read for the format; the fixtures carry the "
         "weight.",
+    ),
+    (
+        "crush",
+        "`@charmland/crush@0.96.1`",
+        "not run",
+        "`@charmland/crush@0.96.1` is on npm, but its install script downloads the Crush binary "
+        "from the project's GitHub releases at install time (`node install.js` fetches "
+        "`crush_<version>_Linux_x86_64.tar.gz`); this machine and CI reach no host but the package "
+        "registries, so the install fails and there is no binary to run. Debian ships no Crush "
+        "package either, and building Crush from its source is not something this project "
+        "fetches."
+        " The fixtures carry the weight: exact Common output per generation, the writer's rows, "
+        "the hops.",
+    ),
+    (
+        "goose",
+        "none",
+        "not run",
+        "no package registry this project reaches ships the Goose CLI: it is a Rust binary "
+        "installed from the project's GitHub releases. The npm `goose-cli` and PyPI `goose-ai` "
+        "are other projects, and PyPI `goose-sdk` holds only the goose Development Kit's "
+        "bindings, without the CLI or its session store. So `goose session import` (the route "
+        "the spec recommends) could not be run either; see `docs/formats/goose.md`."
+        " The fixtures carry the weight.",
     ),
 )
 NOT_RESUMED = (
