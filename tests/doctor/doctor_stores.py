@@ -9,15 +9,28 @@ from pathlib import Path
 from typing import Any
 
 TESTS = Path(__file__).parents[1]
-for _directory in ("claude_code", "codex", "cursor_cli", "cursor_desktop", "gemini", "opencode"):
+for _directory in (
+    "claude_code",
+    "codex",
+    "cursor_cli",
+    "cursor_desktop",
+    "gemini",
+    "opencode",
+    "goose",
+    "crush",
+    "droid",
+):
     if str(TESTS / _directory) not in sys.path:
         sys.path.insert(0, str(TESTS / _directory))
 
 import claude_fixtures as claude  # noqa: E402
 import codex_fixtures as codex  # noqa: E402
+import crush_fixtures as crush  # noqa: E402
 import cursor_cli_fixtures as cursor_cli  # noqa: E402
 import dbfixtures as cursor_desktop  # noqa: E402
+import droid_fixtures as droid  # noqa: E402
 import gemini_fixtures as gemini  # noqa: E402
+import goose_fixtures as goose  # noqa: E402
 import opencode_fixtures as opencode  # noqa: E402
 import test_claude_parallel as parallel  # noqa: E402
 import test_codex_2026 as codex_2026  # noqa: E402
@@ -119,6 +132,10 @@ def build_all(home: Path) -> dict[str, dict[str, Path]]:
     opencode.storage_layout(data)
     opencode.oldest_layout(data)
     built["opencode"] = {"data": data}
+    # (the generations without the unknown records their own tests count in a warning)
+    built["goose"] = {"early": goose.build_early(home / ".local" / "share" / "goose")}
+    built["crush"] = {"initial": crush.build_initial(home / ".local" / "share" / "crush")}
+    built["droid"] = {"flat": droid.build_flat(home / ".factory")}
     return built
 
 

@@ -24,6 +24,9 @@ EXPECTED_SESSIONS = {
     "codex": 5,
     "opencode": 5,
     "gemini": 3,
+    "goose": 1,
+    "crush": 1,
+    "droid": 1,
 }
 #: The fixtures' own deliberate defects: a truncated line each, kept and skipped with a warning.
 FIXTURE_WARNINGS = [
@@ -178,7 +181,7 @@ def test_a_broken_file_is_one_failure_with_its_reason(run_cli: RunCli, isolated_
         f"  FAIL cursor {ds.cursor_cli.CHAT_ID} load: StoreUnreadable: <path> is not a Cursor "
         "CLI store (no blobs/meta tables)\n" in human.stdout
     )
-    assert human.stdout.endswith("1 of 23 sessions failed\n")
+    assert human.stdout.endswith("1 of 26 sessions failed\n")
 
 
 def test_a_store_that_cannot_be_scanned_is_reported_and_exits_1(
@@ -304,8 +307,8 @@ def test_the_progress_line_shows_on_a_terminal_only(isolated_home: Path) -> None
     ds.build_all(isolated_home)
     code, received = run_on_pty(["doctor", "--deep", "--json"], {"HOME": str(isolated_home)})
     assert code == 0
-    assert b"\r\x1b[2Kdoctor: checking cursor_desktop 0/23" in received
-    assert b"doctor: checked 23/23" in received
+    assert b"\r\x1b[2Kdoctor: checking cursor_desktop 0/26" in received
+    assert b"doctor: checked 26/26" in received
     text = received.decode().replace("\r\n", "\n")
     body = text[text.index("{") :]
     assert json.loads(body)["deep"]["passed"] is True
