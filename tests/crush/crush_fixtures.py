@@ -332,23 +332,25 @@ def old_session() -> tuple[dict[str, Any], list[dict[str, Any]]]:
 def build_db(
     path: Path, ddl: str, sessions: list[tuple[dict[str, Any], list[dict[str, Any]]]]
 ) -> Path:
-    """A database laid out by ``ddl`` holding ``sessions``, inserted as Crush inserts them (the
-    session row first, then its messages, so the triggers count them)."""
+    """A database laid out by ``ddl`` holding ``sessions``, each session row as Crush's triggers
+    leave it (its message count, its last update) but with fixed values: the messages go in first,
+    so no trigger stamps the session with the time the test ran."""
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path)
     conn.executescript(ddl)
     conn.execute("PRAGMA journal_mode=WAL")
     for session, rows in sessions:
-        conn.execute(
-            f"INSERT INTO sessions ({', '.join(session)}) VALUES "
-            f"({', '.join('?' for _ in session)})",
-            list(session.values()),
-        )
         for row in rows:
             conn.execute(
                 f"INSERT INTO messages ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})",
                 list(row.values()),
             )
+        counted = {**session, "message_count": len(rows)}
+        conn.execute(
+            f"INSERT INTO sessions ({', '.join(counted)}) VALUES "
+            f"({', '.join('?' for _ in counted)})",
+            list(counted.values()),
+        )
     conn.commit()
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()

@@ -137,6 +137,27 @@ def _gemini(home: Path) -> dict[str, str]:
     return {}
 
 
+def _goose(home: Path) -> dict[str, str]:
+    goose = _module("goose_fixtures", "goose/goose_fixtures.py")
+    data = home / ".local" / "share" / "goose"
+    goose.build_current(data)
+    goose.build_legacy(data)
+    return {}
+
+
+def _crush(home: Path) -> dict[str, str]:
+    crush = _module("crush_fixtures", "crush/crush_fixtures.py")
+    crush.build_current(home / ".local" / "share" / "crush", home / "work")
+    return {}
+
+
+def _droid(home: Path) -> dict[str, str]:
+    droid = _module("droid_fixtures", "droid/droid_fixtures.py")
+    droid.build_project(home / ".factory")
+    droid.build_flat(home / ".factory")
+    return {}
+
+
 STORES: dict[str, tuple[str, Builder]] = {
     "cursor-desktop-3.16": ("cursor_desktop", _cursor_desktop("app_3_16")),
     "cursor-desktop-3.16-txcript-headers": (
@@ -155,6 +176,9 @@ STORES: dict[str, tuple[str, Builder]] = {
     "opencode": ("opencode", _opencode),
     "opencode-old": ("opencode", _opencode_old),
     "gemini": ("gemini", _gemini),
+    "goose": ("goose", _goose),
+    "crush": ("crush", _crush),
+    "droid": ("droid", _droid),
 }
 
 

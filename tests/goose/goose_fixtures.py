@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,14 @@ def main_messages() -> list[tuple[str, list[dict[str, Any]], int, str]]:
 
 
 def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
+    """Insert ``row``, giving the columns whose default is the current time a fixed value (the
+    session's creation; the message's own time), so every build holds the same bytes."""
+    row = dict(row)
+    if table == "sessions":
+        row.setdefault("updated_at", row.get("created_at"))
+    elif "created_timestamp" in row:
+        moment = datetime.fromtimestamp(row["created_timestamp"], tz=UTC)
+        row.setdefault("timestamp", f"{moment:%Y-%m-%d %H:%M:%S}")
     conn.execute(
         f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})",
         list(row.values()),
