@@ -81,6 +81,11 @@ LIST_QUERIES: dict[str, tuple[str, str]] = {
         "SELECT id, title, directory, version, time_created, time_updated, parent_id "
         "FROM session WHERE time_archived IS NULL ORDER BY time_updated DESC",
     ),
+    "goose": (
+        "sessions/sessions.db",
+        "SELECT id, name, working_dir, created_at, updated_at, model_config_json, session_type, "
+        "archived_at FROM sessions",
+    ),
 }
 #: The rows of one session of a database store, by harness: ``(database, SQL with one ?)``.
 EXPORT_QUERIES: dict[str, tuple[str, str]] = {
@@ -94,6 +99,9 @@ EXPORT_QUERIES: dict[str, tuple[str, str]] = {
         "SELECT data FROM message WHERE session_id = ? UNION ALL "
         "SELECT data FROM part WHERE session_id = ?",
     ),
+    "goose": ("sessions/sessions.db", "SELECT content_json FROM messages WHERE session_id = ?"),
+    # (one database per project: the session's own, named by its listing reference)
+    "crush": ("", "SELECT parts FROM messages WHERE session_id = ?"),
 }
 #: Read-only sources, built by hand: ``builder(root, sessions, messages) -> large session id``.
 BUILDERS: dict[str, Callable[[Path, int, int], str]] = {}
@@ -106,9 +114,31 @@ def _empty_opencode(root: Path) -> None:
     opencode_fixtures.build_db(root / "opencode.db", opencode_fixtures.CURRENT_DDL, [])
 
 
+def _empty_goose(root: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests" / "goose"))
+    import goose_fixtures
+
+    # GOOSE_PATH_ROOT names the directory whose ``data/`` is the store root.
+    goose_fixtures.build_empty(root / "data")
+
+
+def _empty_crush(root: Path) -> None:
+    """Every project :func:`conversation` files sessions under, each with the database Crush
+    creates there on its first run (kept under ``root``), listed in ``projects.json``."""
+    sys.path.insert(0, str(REPO / "tests" / "crush"))
+    import crush_fixtures
+
+    for n in range(20):
+        crush_fixtures.build_empty(root, Path(f"/work/project{n}"), root / "projects" / str(n))
+
+
 #: What a store root must hold before the harness's writer can write into it (the app's own
 #: files, which the app creates on its first run).
-PREPARE: dict[str, Callable[[Path], None]] = {"opencode": _empty_opencode}
+PREPARE: dict[str, Callable[[Path], None]] = {
+    "opencode": _empty_opencode,
+    "goose": _empty_goose,
+    "crush": _empty_crush,
+}
 
 WALK_FLOOR = r"""
 import os, sys
@@ -328,11 +358,23 @@ def _write_sessions(harness: Any, place: Path, sessions: int, messages: int) -> 
     return large_id
 
 
+def _export_database(harness_id: str, root: Path, session_id: str) -> Path:
+    """The database holding a session: the one :data:`EXPORT_QUERIES` names, or for a store of
+    one database per project, the one its listing reference (``<database>#<id>``) names."""
+    database, _ = EXPORT_QUERIES[harness_id]
+    if database:
+        return root / database
+    store = harnesses.get(harness_id).store(root)
+    (found,) = [d for d in store.discover() if d.meta_id == session_id]
+    return Path(found.reference.rsplit("#", 1)[0])
+
+
 def _session_bytes(harness_id: str, root: Path, session_id: str) -> int:
     """The bytes of one session as stored: its files, or its rows' cells."""
     if harness_id in EXPORT_QUERIES:
-        database, sql = EXPORT_QUERIES[harness_id]
-        conn = sqlite3.connect(f"file:{quote(str(root / database))}?immutable=1", uri=True)
+        _, sql = EXPORT_QUERIES[harness_id]
+        database = _export_database(harness_id, root, session_id)
+        conn = sqlite3.connect(f"file:{quote(str(database))}?immutable=1", uri=True)
         params = [session_id] * sql.count("?")
         total = sum(len(cell or "") for (cell,) in conn.execute(sql, params))
         conn.close()
@@ -416,8 +458,9 @@ def measure(built: Built, repeat: int, scratch: Path) -> dict[str, Any]:
     else:
         list_floor = floor(WALK_FLOOR, str(built.root))
     if harness_id in EXPORT_QUERIES:
-        database, sql = EXPORT_QUERIES[harness_id]
-        export_floor = floor(ROW_EXPORT_FLOOR, str(built.root / database), sql, built.large_id)
+        _, sql = EXPORT_QUERIES[harness_id]
+        database = _export_database(harness_id, built.root, built.large_id)
+        export_floor = floor(ROW_EXPORT_FLOOR, str(database), sql, built.large_id)
     else:
         files = _session_files(harness_id, built.root, built.large_id)
         export_floor = floor(FILE_EXPORT_FLOOR, *map(str, files))
