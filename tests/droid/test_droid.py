@@ -291,3 +291,33 @@ def test_a_slash_command_is_the_users_text() -> None:
         {"type": "text", "text": "/memory show"},
         {"type": "text", "text": "3 memories"},
     ]
+
+
+def test_an_untouched_session_is_listed_from_the_cache_and_a_changed_one_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from txcript.harnesses.droid import store as droid_store
+
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
+    path = f.build_project(tmp_path / "root")
+    old = 1_700_000_000_000_000_000
+    for p in path.parent.iterdir():
+        os.utime(p, ns=(old, old))
+    first = _store(tmp_path / "root").discover()
+    scans: list[Path] = []
+    real_scan = droid_store.DroidStore.scan
+
+    def counting(self: droid_store.DroidStore, scanned: Path):  # type: ignore[no-untyped-def]
+        scans.append(scanned)
+        return real_scan(self, scanned)
+
+    monkeypatch.setattr(droid_store.DroidStore, "scan", counting)
+    assert _store(tmp_path / "root").discover() == first
+    assert scans == []
+    settings = path.with_name(f"{f.MAIN_ID}.settings.json")
+    settings.write_text('{"model": "gpt-5"}')
+    os.utime(settings, ns=(old + 10**9, old + 10**9))
+    relisted = {d.meta_id: d.model for d in _store(tmp_path / "root").discover()}
+    assert scans == [path] and relisted[f.MAIN_ID] == "gpt-5"

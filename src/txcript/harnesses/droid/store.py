@@ -10,9 +10,12 @@ command runs from anywhere.
 
 **Listing** reads each session file only as far as its metadata needs (the header, the first
 message's time, and the first assistant's model when the settings file names none), and the
-small settings file. **A save** writes the settings file, then the session file (which makes the
-session visible) by an atomic rename, each undone if a later step fails. **A delete** copies
-both files into a ``files`` backup (``txcript restore`` puts them back) before removing them.
+small settings file; what it found is kept in the metadata cache under both files'
+``mtime:size``, so an untouched session is only ``stat``-ed.
+
+**A save** writes the settings file, then the session file (which makes the session visible) by
+an atomic rename, each undone if a later step fails. **A delete** copies both files into a
+``files`` backup (``txcript restore`` puts them back) before removing them.
 """
 
 from __future__ import annotations
@@ -20,15 +23,19 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Meta
+from txcript.shared.cache import metadata_cache
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     Undo,
@@ -104,6 +111,31 @@ class _Head:
             and self.first_time is not None
             and (not need_model or self.first_model is not None)
         )
+
+
+#: A file written this recently (ns) may change again within its file system's mtime resolution
+#: without its size or mtime moving, so its listing is not cached yet.
+_SETTLED_NS = 2_000_000_000
+_cached: msgspec.json.Decoder[tuple[Meta, str | None]] = msgspec.json.Decoder(
+    tuple[Meta, str | None]
+)
+
+
+def _key(path: Path) -> tuple[str, int]:
+    """The cache key of a session (both files' ``mtime:size``) and the newer mtime; ``""``
+    when the session file cannot be statted."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return "", 0
+    key, newest = file_key(stat), stat.st_mtime_ns
+    try:
+        settings = settings_path(path).stat()
+    except FileNotFoundError:
+        return key + "+-", newest
+    except OSError:
+        return "", 0
+    return f"{key}+{file_key(settings)}", max(newest, settings.st_mtime_ns)
 
 
 def _lines(path: Path) -> Iterator[bytes]:
@@ -196,26 +228,47 @@ class DroidStore:
         return meta, head.subagent_parent
 
     def discover(self) -> list[Discovered]:
-        return self._listed(self._files())
+        return self._listed(self._files(), complete=True)
 
     def lookup(self, id_prefix: str) -> list[Discovered]:
         """The sessions whose id (the file stem) starts with ``id_prefix``."""
-        return self._listed(self._files(id_prefix))
+        return self._listed(self._files(id_prefix), complete=False)
 
-    def _listed(self, paths: list[Path]) -> list[Discovered]:
+    def _listed(self, paths: list[Path], *, complete: bool) -> list[Discovered]:
+        """The sessions among ``paths``, newest first. A session whose two files have the
+        ``stat`` the metadata cache holds its listing under is not read; ``complete`` (every
+        file of the store) also forgets cached files that are gone."""
+        cache = metadata_cache()
+        scope = f"{HARNESS}:{self.sessions}"
+        references = [str(path) for path in paths]
+        known = cache.entries(scope, None if complete else references)
+        fresh: dict[str, tuple[str, bytes]] = {}
+        settled = time.time_ns() - _SETTLED_NS
         out = []
-        for path in paths:
-            scanned = self.scan(path)
+        for path, reference in zip(paths, references, strict=True):
+            key, newest = _key(path)
+            entry = known.get(reference)
+            scanned: tuple[Meta, str | None] | None = None
+            if key and entry is not None and entry[0] == key:
+                with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                    scanned = _cached.decode(entry[1])
             if scanned is None:
-                continue
+                scanned = self.scan(path)
+                if scanned is None:
+                    continue
+                with contextlib.suppress(msgspec.EncodeError, UnicodeEncodeError):
+                    if key and newest < settled:
+                        fresh[reference] = (key, msgspec.json.encode(scanned))
             meta, parent = scanned
             try:
                 updated = modified_at(path.stat())
             except OSError:
                 updated = None
             out.append(
-                Discovered.from_meta(HARNESS, str(path), meta, updated_at=updated, parent=parent)
+                Discovered.from_meta(HARNESS, reference, meta, updated_at=updated, parent=parent)
             )
+        gone = [r for r in known if r not in set(references)] if complete else []
+        cache.update(scope, fresh, gone)
         out.sort(key=lambda d: d.timestamp, reverse=True)
         return out
 
