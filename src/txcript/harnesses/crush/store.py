@@ -35,9 +35,19 @@ from .projects import Project
 class CrushStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._projects: tuple[tuple[int, int], list[Project]] | None = None
 
     def projects(self) -> list[Project]:
-        return projects.read(self.root)
+        """The projects ``projects.json`` lists, read again only when the file changed (a
+        command resolving many references reads it once)."""
+        try:
+            stat = os.stat(projects.index_path(self.root))
+            key = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            key = (-1, -1)
+        if self._projects is None or self._projects[0] != key:
+            self._projects = (key, projects.read(self.root))
+        return self._projects[1]
 
     def _split(self, reference: str) -> tuple[Project, str] | None:
         for project in self.projects():
@@ -188,7 +198,9 @@ def change_token(root: Path) -> str:
     if not parts[0]:
         return ""
     try:
-        listed = projects.read(root)
+        with warnings.catch_warnings():  # (discovery gives them; a token is only a shortcut)
+            warnings.simplefilter("ignore")
+            listed = projects.read(root)
     except StoreError:
         return ""
     for project in listed:
