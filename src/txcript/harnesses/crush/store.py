@@ -17,6 +17,7 @@ database that cannot be read is skipped with a warning. A listing is kept under 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
