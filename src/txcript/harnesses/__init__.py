@@ -240,6 +240,8 @@ REGISTRY: tuple[HarnessInfo, ...] = (
             app_reads_env=True,
         ),
         resume=("goose", "session", "--resume", "--session-id", "{id}"),
+        # Goose finds a session from anywhere, but its tools start in the directory it runs in.
+        resume_from="cwd",
         layers={
             "sniff": "text",
             "sniff_lines": "text",
