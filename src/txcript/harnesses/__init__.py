@@ -240,7 +240,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
             app_reads_env=True,
         ),
         resume=("goose", "session", "--resume", "--session-id", "{id}"),
-        # Goose finds a session from anywhere, but its tools start in the directory it runs in.
+        # Its tools work in the directory it starts in: resume where the session ran.
         resume_from="cwd",
         layers={
             "sniff": "text",
