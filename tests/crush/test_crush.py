@@ -302,3 +302,25 @@ def test_hostile_ids_are_refused(tmp_path: Path) -> None:
         )
         with pytest.raises(BadInput):
             _store(tmp_path / "g").save(H.from_common(transcript))
+
+
+def test_a_copy_from_a_subdirectory_goes_to_the_nearest_project_above_it(tmp_path: Path) -> None:
+    """Crush opens the nearest ``.crush`` upward from where it starts, so a session whose cwd
+    is inside a project is written into that project's database (the nearest listed one)."""
+    root = tmp_path / "g"
+    outer = tmp_path / "repo"
+    inner = outer / "services" / "api"
+    f.build_empty(root, outer)
+    database = f.build_empty(root, inner)
+    transcript = m.Transcript(
+        meta=m.Meta(id=f.MAIN_ID, timestamp=at(f.T0), cwd=str(inner / "src")),
+        messages=(m.Message(role="user", content=(m.Text("hi"),), timestamp=at(f.T0)),),
+    )
+    saved = _store(root).save(H.from_common(transcript))
+    assert saved.reference == f"{database}#{f.MAIN_ID}"
+    assert _quiet_load(root, saved.reference).meta.cwd == str(inner)
+
+
+def test_an_agent_sub_session_id_is_a_crush_id() -> None:
+    """Crush names an agent tool's sub-session after the tool call (``toolu_…``), not a UUID."""
+    assert H.check_id(f.SUB_ID) == f.SUB_ID

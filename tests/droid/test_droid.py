@@ -72,7 +72,7 @@ def test_the_per_project_session_reads_exactly(tmp_path: Path) -> None:
                 content=(
                     m.ToolResult("toolu_01", "1 failing: sum adds", is_error=True),
                     m.ToolResult("toolu_02", "module.exports = {}"),
-                    m.ToolResult("toolu_03", [{"type": "text", "text": "src/a.ts:3: TODO"}]),
+                    m.ToolResult("toolu_03", "src/a.ts:3: TODO"),
                 ),
                 timestamp=at(3),
             ),

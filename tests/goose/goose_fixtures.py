@@ -256,6 +256,18 @@ def build_current(root: Path) -> Path:
             "created_at": "2025-03-01 08:00:00",
         },
     )
+    _insert(
+        conn,
+        "messages",
+        {
+            "message_id": "msg_imported",
+            "session_id": MIGRATED_NAME,
+            "role": "user",
+            "content_json": json.dumps([text("hello")]),
+            "created_timestamp": 1_740_816_000,
+            "metadata_json": VISIBLE,
+        },
+    )
     conn.commit()
     conn.close()
     return database
@@ -297,12 +309,13 @@ def build_early(root: Path) -> Path:
     return database
 
 
-def build_empty(root: Path) -> Path:
-    """A database Goose created and migrated, holding no session: where a copy is written."""
+def build_empty(root: Path, ddl: str = CURRENT_DDL) -> Path:
+    """A database Goose created and migrated (to ``ddl``), holding no session: where a copy is
+    written."""
     database = root / "sessions" / "sessions.db"
     database.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(database)
-    conn.executescript(CURRENT_DDL)
+    conn.executescript(ddl)
     conn.commit()
     conn.close()
     return database
@@ -345,7 +358,11 @@ def build_legacy(root: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{LEGACY_NAME}.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in legacy_lines()))
+    imported = [
+        {"working_dir": CWD, "description": "imported"},
+        {"role": "user", "created": 1_740_800_000, "content": [text("hello")]},
+    ]
     (directory / f"{MIGRATED_NAME}.jsonl").write_text(
-        json.dumps({"working_dir": CWD, "description": "imported"}) + "\n"
+        "".join(json.dumps(line) + "\n" for line in imported)
     )
     return path

@@ -260,7 +260,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         has_store=True,
         can_write=True,
         executables=("crush",),
-        ids="UUID_IDS",
+        ids="CRUSH_IDS",
         root=Root(
             ".local/share/crush",
             env="CRUSH_GLOBAL_DATA",

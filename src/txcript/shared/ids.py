@@ -180,6 +180,15 @@ GOOSE_IDS = IdGrammar(
 )
 
 
+#: Crush's ids: UUIDs for its sessions, the agent tool's call id for a sub-agent's session, and
+#: ``title-<id>`` for its title sessions; ``crush --session`` takes any of them.
+CRUSH_IDS = IdGrammar(
+    "a Crush session id (letters, digits, _, . and -)",
+    r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    foreign_uuid,
+)
+
+
 def _brief(session_id: str) -> str:
     """An id as an error shows it: escaped, and cut to 60 characters."""
     escaped = shown(session_id)

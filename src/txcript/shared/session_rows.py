@@ -165,9 +165,11 @@ def transaction(
     busy_timeout: float,
     check: Callable[[sqlite3.Connection], None],
     apply: Callable[[sqlite3.Connection], None],
-) -> backups.Backup:
+) -> backups.Backup | None:
     """``check`` then ``apply`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup
-    of the session's rows (see the module notes); the backup is removed when nothing commits."""
+    of the session's rows (see the module notes); the backup is removed when nothing commits.
+    When the write commits but its backup cannot be published, the write stands: one warning,
+    the sealed backup is completed by the next write's sweep, and None is returned."""
     backups.check_settings()
     conn = connect(database, label, busy_timeout)
     pending: backup_rows.PendingRows | None = None
@@ -214,9 +216,8 @@ def transaction(
         raise
     finally:
         conn.close()
-    if taken is None:
-        raise StoreError(f"writing {database}: the write committed but its backup was not kept")
-    backups.prune(protect=[taken.id])
+    if taken is not None:
+        backups.prune(protect=[taken.id])
     return taken
 
 
@@ -228,8 +229,9 @@ def undo(
     label: str,
     busy_timeout: float,
     check: Callable[[sqlite3.Connection], None] | None = None,
-) -> backups.Backup:
-    """Undo the one write ``backup`` guarded; returns the backup of the undo itself."""
+) -> backups.Backup | None:
+    """Undo the one write ``backup`` guarded; returns the backup of the undo itself (None when
+    it could not be published: see :func:`transaction`)."""
     if backup.kind != "row" or not backup.session:
         raise BadInput(f"backup {backup.id} is not a {tables.harness} row backup")
     stored, _details = backup_rows.read_rows(backup)

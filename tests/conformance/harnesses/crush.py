@@ -1,20 +1,26 @@
-"""Crush's conformance declaration: both schema generations, and what its codec holds."""
+"""Crush: a project database of the current schema (a compacted session, an agent's sub-session
+and a title session beside the main one) and one of the first schema; times in seconds."""
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from declare import (
+    Conformance,
+    Family,
+    HopLimit,
+    StoreFacts,
+    commands_as_prompts,
+    replaced,
+    use_fixtures,
+)
 from hypothesis import strategies as st
 
 from txcript import model as m
 
-sys.path.append(str(Path(__file__).parents[2] / "crush"))
-
-import crush_fixtures
-
-from conformance.declare import Conformance, Family
+use_fixtures("crush")
+import crush_fixtures  # noqa: E402
 
 _START = datetime(2026, 1, 2, 3, tzinfo=UTC)
 _MODEL = "claude-sonnet-4-5"
@@ -55,7 +61,7 @@ def representable(draw: st.DrawFn) -> m.Transcript:
         if index % 2:
             blocks = st.one_of(
                 st.builds(m.Text, _texts),
-                st.builds(m.Thinking, _texts, signature=st.none() | _texts.filter(str.strip)),
+                st.builds(m.Thinking, _texts, signature=st.none() | _texts.filter(bool)),
                 st.builds(m.ToolUse, id=_names, tool=_tools),
             )
             content = tuple(draw(st.lists(blocks, min_size=1, max_size=3)))
@@ -72,15 +78,10 @@ def representable(draw: st.DrawFn) -> m.Transcript:
             texts = draw(st.lists(st.builds(m.Text, _texts), min_size=1, max_size=2))
             messages.append(m.Message(role="user", content=tuple(texts), timestamp=when))
         else:
-            results = draw(
-                st.lists(
-                    st.builds(
-                        m.ToolResult, tool_use_id=_names, content=_texts, is_error=st.booleans()
-                    ),
-                    min_size=1,
-                    max_size=3,
-                )
+            result = st.builds(
+                m.ToolResult, tool_use_id=_names, content=_texts, is_error=st.booleans()
             )
+            results = draw(st.lists(result, min_size=1, max_size=3))
             messages.append(m.Message(role="user", content=tuple(results), timestamp=when))
     meta = m.Meta(
         id="3c5e7a9b-1d2f-4a6b-8c0d-2e4f6a8b0c1d",
@@ -92,11 +93,42 @@ def representable(draw: st.DrawFn) -> m.Transcript:
     return m.Transcript(meta=meta, messages=tuple(messages))
 
 
+def a_project_at_the_root(root: Path) -> None:
+    """What Crush leaves after its first run in a project: a migrated, empty database listed in
+    ``projects.json``. The project is ``/``, the nearest project above any directory, so a copy
+    of a session from anywhere has one to go to."""
+    crush_fixtures.build_empty(root, Path("/"), root / "projects" / "root" / ".crush")
+
+
+def _current(root: Path) -> None:
+    crush_fixtures.build_current(root)
+
+
+def _first(root: Path) -> None:
+    crush_fixtures.build_initial(root)
+
+
+def _first_schema_project(root: Path) -> None:
+    database = root / "projects" / "root" / ".crush" / "crush.db"
+    crush_fixtures.build_db(database, crush_fixtures.INITIAL_DDL, [])
+    crush_fixtures.write_projects(root, [{"path": "/", "data_dir": str(database.parent)}])
+
+
 CONFORMANCE = Conformance(
     harness="crush",
     families=(
-        Family("current schema", crush_fixtures.build_current, sessions=3),
-        Family("first schema", crush_fixtures.build_initial, sessions=1),
+        Family("current-schema", _current, sessions=3),
+        Family("first-schema", _first, sessions=1, fresh_root=_first_schema_project),
     ),
     representable=representable(),
+    hop_limit=HopLimit(
+        "Crush keeps a slash command as the prompt that ran it, and its output as text",
+        commands_as_prompts,
+    ),
+    fresh_root=a_project_at_the_root,
+    store_facts=StoreFacts(
+        "the project directory is where the database was found (projects.json), not a column "
+        "of the session's rows: a copy in another store belongs to that store's project",
+        lambda native: replaced(native, project=None),
+    ),
 )

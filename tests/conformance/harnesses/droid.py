@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from typing import Any
 
+from declare import Conformance, Family, HopLimit, commands_as_prompts, composed, use_fixtures
 from hypothesis import strategies as st
 
 from txcript import model as m
+from txcript.shared.jsonutil import try_loads
 
-sys.path.append(str(Path(__file__).parents[2] / "droid"))
-
-import droid_fixtures
-
-from conformance.declare import Conformance, Family
+use_fixtures("droid")
+import droid_fixtures  # noqa: E402
 
 _START = datetime(2026, 1, 2, 3, tzinfo=UTC)
 _MODEL = "claude-opus-4-8"
@@ -41,6 +39,25 @@ _assistant_blocks = st.one_of(
     st.builds(m.Thinking, _texts, signature=st.none() | _texts),
     st.builds(m.ToolUse, id=_names, tool=_tools),
 )
+
+
+def lone_text_results(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """A result that is one plain text block reads back as that text."""
+    out = []
+    for item in items:
+        if item[0] == "result":
+            value = try_loads(item[2])
+            if (
+                isinstance(value, list)
+                and len(value) == 1
+                and isinstance(value[0], dict)
+                and set(value[0]) == {"type", "text"}
+                and value[0]["type"] == "text"
+                and isinstance(value[0]["text"], str)
+            ):
+                item = ("result", item[1], value[0]["text"], item[3])
+        out.append(item)
+    return out
 
 
 @st.composite
@@ -70,9 +87,12 @@ CONFORMANCE = Conformance(
     harness="droid",
     families=(
         Family("per-project", droid_fixtures.build_project, sessions=2),
-        Family("flat (older builds)", droid_fixtures.build_flat, sessions=1),
+        Family("flat", droid_fixtures.build_flat, sessions=1),
     ),
     representable=representable(),
-    # droid reads FACTORY_HOME_OVERRIDE as the home its `.factory` directory sits in.
-    env=lambda root: {"FACTORY_HOME_OVERRIDE": str(root.parent)},
+    hop_limit=HopLimit(
+        "droid keeps a slash command as the prompt that ran it, and its output as text; a "
+        "result that is one plain text block reads back as that text",
+        composed(commands_as_prompts, lone_text_results),
+    ),
 )

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from declare import (
+    Conformance,
+    Family,
+    HopLimit,
+    StoreFacts,
+    commands_as_prompts,
+    composed,
+    replaced,
+    use_fixtures,
+)
 from hypothesis import strategies as st
 
 from txcript import model as m
+from txcript.shared.jsonutil import try_loads
 
-sys.path.append(str(Path(__file__).parents[2] / "goose"))
-
-import goose_fixtures
-
-from conformance.declare import Conformance, Family
+use_fixtures("goose")
+import goose_fixtures  # noqa: E402
 
 _START = datetime(2026, 1, 2, 3, tzinfo=UTC)
 _texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
@@ -32,6 +40,25 @@ _blocks = st.one_of(
     st.builds(m.ToolUse, id=_names, tool=_tools),
     st.builds(m.ToolResult, tool_use_id=_names, content=_texts, is_error=st.booleans()),
 )
+
+
+def lone_text_results(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """A result that is one plain text block reads back as that text."""
+    out = []
+    for item in items:
+        if item[0] == "result":
+            value = try_loads(item[2])
+            if (
+                isinstance(value, list)
+                and len(value) == 1
+                and isinstance(value[0], dict)
+                and set(value[0]) == {"type", "text"}
+                and value[0]["type"] == "text"
+                and isinstance(value[0]["text"], str)
+            ):
+                item = ("result", item[1], value[0]["text"], item[3])
+        out.append(item)
+    return out
 
 
 @st.composite
@@ -61,15 +88,57 @@ def _with_jsonl(root: Path) -> None:
     goose_fixtures.build_legacy(root)
 
 
+def _empty_early(root: Path) -> None:
+    goose_fixtures.build_empty(root, goose_fixtures.EARLY_DDL)
+
+
+#: Goose reads its older JSONL files once, into its database; txcript reads them and writes
+#: copies into the database only.
+JSONL_IS_READ_ONLY = {
+    "store-round-trip": "a generation Goose only imports from: txcript reads it, never writes it"
+}
+#: ... and a store of those files alone has no database to write a copy into.
+NO_DATABASE = {
+    **JSONL_IS_READ_ONLY,
+    **dict.fromkeys(
+        ("write-preflight", "write-refused-halfway"),
+        "a store of only the older JSONL files has no database: Goose creates one on its first "
+        "run, txcript never does",
+    ),
+}
+
+
+def _without_file_name(native: object) -> object:
+    legacy = getattr(native, "legacy", None)
+    return native if legacy is None else replaced(native, legacy=replaced(legacy, name=""))
+
+
 CONFORMANCE = Conformance(
     harness="goose",
     families=(
-        Family("database (schema 13)", goose_fixtures.build_current, sessions=2),
-        Family("database (early schema)", goose_fixtures.build_early, sessions=1),
-        Family("older JSONL beside the database", _with_jsonl, sessions=3),
-        Family("older JSONL alone", goose_fixtures.build_legacy, sessions=2),
+        Family("database-schema-13", goose_fixtures.build_current, sessions=2),
+        Family(
+            "database-early-schema",
+            goose_fixtures.build_early,
+            sessions=1,
+            fresh_root=_empty_early,
+        ),
+        Family("jsonl-beside-the-database", _with_jsonl, sessions=3, skips=JSONL_IS_READ_ONLY),
+        Family("jsonl-alone", goose_fixtures.build_legacy, sessions=2, skips=NO_DATABASE),
     ),
     representable=representable(),
-    # GOOSE_PATH_ROOT names the directory whose `data/` Goose keeps its sessions in.
-    env=lambda root: {"GOOSE_PATH_ROOT": str(root.parent)},
+    hop_limit=HopLimit(
+        "Goose keeps a slash command as the prompt that ran it, and its output as text; a "
+        "result that is one plain text block reads back as that text",
+        composed(commands_as_prompts, lone_text_results),
+    ),
+    # GOOSE_PATH_ROOT names the directory whose `data/` is the store; the suite's root is the
+    # XDG one.
+    env=lambda root: {"XDG_DATA_HOME": str(root.parent)},
+    fresh_root=goose_fixtures.build_empty,
+    text_facts=StoreFacts(
+        "an older JSONL session's id is its file's name, which its text (the file's lines) "
+        "does not hold",
+        _without_file_name,
+    ),
 )

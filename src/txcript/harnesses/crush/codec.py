@@ -148,8 +148,9 @@ class _Reader:
         if kind == "text" and isinstance(data.get("text"), str):
             blocks.append(Text(data["text"]))
         elif kind == "reasoning" and isinstance(data.get("thinking"), str):
-            signature = _string(data.get("signature"))
-            blocks.append(Thinking(data["thinking"], signature))
+            signature = data.get("signature")
+            signed = signature if isinstance(signature, str) and signature else None
+            blocks.append(Thinking(data["thinking"], signed))
         elif kind == "tool_call" and isinstance(data.get("id"), str):
             raw = data.get("input")
             parsed = try_loads(raw) if isinstance(raw, str) else raw

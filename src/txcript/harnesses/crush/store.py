@@ -11,7 +11,8 @@ own bookkeeping and are not listed, and an agent tool's sub-session is listed wi
 database that cannot be read is skipped with a warning. A listing is kept under a change token
 (the index file and every database, by ``stat``), so an untouched store is not opened again.
 
-**Writing** goes to the project whose path is the session's cwd (:mod:`.write`).
+**Writing** goes to the project Crush would open in the session's cwd: the nearest listed
+project at or above it (:mod:`.write`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import os
 import warnings
 from collections.abc import Iterable
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from txcript.diagnostics import warn
@@ -126,14 +127,20 @@ class CrushStore:
 
     # -- write ------------------------------------------------------------------------------
     def project_for(self, cwd: str | None) -> Project:
+        """The project Crush opens when started in ``cwd``: the nearest listed project at or
+        above it (Crush takes the nearest ``.crush`` upward) whose database exists."""
         if not cwd:
             raise BadInput("a Crush session needs a project directory (the session has no cwd)")
-        wanted = os.path.normpath(cwd)
+        wanted = PurePath(os.path.normpath(cwd))
+        found: Project | None = None
         for project in self.projects():
-            if os.path.normpath(project.path) == wanted:
-                if not project.database.is_file():
-                    break
-                return project
+            path = PurePath(os.path.normpath(project.path))
+            nearer = found is None or len(path.parts) > len(PurePath(found.path).parts)
+            inside = path == wanted or path in wanted.parents
+            if inside and nearer and project.database.is_file():
+                found = project
+        if found is not None:
+            return found
         raise StoreError(
             f"Crush has no project at {cwd} (no {projects.DB_NAME} listed for it in "
             f"{projects.index_path(self.root)}); run `crush` there once, then try again. "
@@ -152,7 +159,10 @@ class CrushStore:
         backup = write.save(project.database, project.data_dir, native, force=force)
         reference = f"{project.database}#{native.id}"
         return Saved(
-            id=native.id, reference=reference, location=self.location(reference), backup=backup.id
+            id=native.id,
+            reference=reference,
+            location=self.location(reference),
+            backup=backup.id if backup is not None else None,
         )
 
     def delete(self, reference: str, *, force: bool = False) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from txcript.errors import BadInput, StoreError
 from txcript.shared import backups
-from txcript.shared.ids import UUID_IDS
+from txcript.shared.ids import CRUSH_IDS
 from txcript.shared.session_rows import Tables, quote, transaction, undo
 
 from .database import BUSY_TIMEOUT, describe
@@ -107,10 +107,10 @@ def check_schema(
     found = {}
     written: dict[str, set[str]] = {
         "sessions": {k for k, v in native.session.items() if v is not None},
-        "messages": set().union(
+        # (every message row gets its session; a session without messages writes none)
+        "messages": {"session_id"}.union(
             *({k for k, v in m.row.items() if v is not None} for m in native.messages)
-        )
-        or {"id", "session_id", "role", "parts", "created_at", "updated_at"},
+        ),
     }
     for table, wanted in (
         ("sessions", ("id", "title", "created_at", "updated_at")),
@@ -122,8 +122,9 @@ def check_schema(
         missing = [c for c in wanted if c not in columns]
         if missing:
             raise _unknown(database, f"`{table}` has no `{missing[0]}` column")
+        rows = native.messages if table == "messages" else (native.session,)
         for column in columns.values():
-            if column.required and column.name not in written[table]:
+            if rows and column.required and column.name not in written[table]:
                 raise _unknown(database, f"`{table}.{column.name}` needs a value txcript lacks")
         found[table] = columns
     return found
@@ -139,9 +140,11 @@ def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any], columns: 
     )
 
 
-def save(database: Path, data_dir: Path, native: CrushSession, *, force: bool) -> backups.Backup:
+def save(
+    database: Path, data_dir: Path, native: CrushSession, *, force: bool
+) -> backups.Backup | None:
     """Write ``native`` into ``database`` (replacing a session of the same id)."""
-    session_id = UUID_IDS.check(native.id, "Crush")
+    session_id = CRUSH_IDS.check(native.id, "Crush")
     columns: dict[str, dict[str, _Column]] = {}
 
     def check(conn: sqlite3.Connection) -> None:
@@ -175,7 +178,9 @@ def save(database: Path, data_dir: Path, native: CrushSession, *, force: bool) -
             raise StoreError(f"writing {database}: text is not UTF-8 ({exc})") from None
 
 
-def delete(database: Path, data_dir: Path, session_id: str, *, force: bool) -> backups.Backup:
+def delete(
+    database: Path, data_dir: Path, session_id: str, *, force: bool
+) -> backups.Backup | None:
     def check(conn: sqlite3.Connection) -> None:
         if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
             raise BadInput(f"no Crush session {session_id} in {database}")
@@ -193,7 +198,7 @@ def delete(database: Path, data_dir: Path, session_id: str, *, force: bool) -> b
         )
 
 
-def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup | None:
     """Undo the one save or delete ``backup`` guarded (refused while Crush runs there)."""
     database = Path(backup.database)
     with project_lock(database.parent, force=force):

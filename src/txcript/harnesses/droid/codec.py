@@ -8,12 +8,13 @@ and droid records no branch.
 
 **Messages.** Each ``message`` record is one Common message, Anthropic-shaped: text, ``thinking``
 (with its signature) and ``redacted_thinking`` (encrypted) blocks, ``tool_use`` calls, and
-``tool_result`` answers with their ``is_error``, images; an assistant message's ``modelId`` is
-its model. The context droid injects before each prompt (``<system-reminder>`` blocks in a
-message marked ``visibility: "llm_only"``, id ``context-…``) is the app's, regenerated on every
-turn, so it is left out. Usage is kept per session only (the settings' ``tokenUsage``), so
-messages carry none. Records of a kind this module does not know, and blocks it cannot read, are
-carried in the native body and counted in one warning.
+``tool_result`` answers with their ``is_error`` (a lone text block read as its text), images;
+an assistant message's ``modelId`` is its model. The context droid injects before each prompt
+(``<system-reminder>`` blocks in a message marked ``visibility: "llm_only"``, id
+``context-…``) is the app's, regenerated on every turn, so it is left out. Usage is kept per
+session only (the settings' ``tokenUsage``), so messages carry none. Records of a kind this
+module does not know, and blocks it cannot read, are carried in the native body and counted in
+one warning.
 
 **Writing** (:func:`from_common`, pure): a ``session_start`` header with the ``title`` and
 ``owner`` droid requires, one ``message`` record per Common message chained by ``parentId``
@@ -154,10 +155,9 @@ class _Reader:
             if isinstance(name, str):
                 return ToolUse(id=value["id"], tool=to_tool(name, value.get("input", {})))
         if kind == "tool_result" and isinstance(value.get("tool_use_id"), str):
-            content = value.get("content", "")
             return ToolResult(
                 tool_use_id=value["tool_use_id"],
-                content=content,
+                content=_lone_text(value.get("content", "")),
                 is_error=value.get("is_error") is True,
             )
         if kind == "image":
@@ -229,6 +229,21 @@ class _Reader:
                 f"{self.label}: {'; '.join(parts)} kept in the file but left out of the "
                 "conversation"
             )
+
+
+def _lone_text(content: Any) -> Any:
+    """A result's output: text as is, a lone text block as its text, other JSON untouched (as
+    Claude Code's reader, whose blocks these are, reads it)."""
+    if isinstance(content, list) and len(content) == 1:
+        only = content[0]
+        if (
+            isinstance(only, dict)
+            and set(only) == {"type", "text"}
+            and only["type"] == "text"
+            and isinstance(only["text"], str)
+        ):
+            return only["text"]
+    return content
 
 
 def to_common(native: DroidSession) -> Transcript:

@@ -157,7 +157,10 @@ class _Reader:
             mime = item["mimeType"] if isinstance(item.get("mimeType"), str) else ""
             return Image(ImageSource(type="base64", media_type=mime, data=item["data"]))
         if kind == "thinking" and isinstance(item.get("thinking"), str):
-            return Thinking(item["thinking"], _string(item.get("signature")))
+            signature = item.get("signature")
+            return Thinking(
+                item["thinking"], signature if isinstance(signature, str) and signature else None
+            )
         if kind == "redactedThinking" and isinstance(item.get("data"), str):
             return Thinking("", encrypted=item["data"])
         if kind in ("toolRequest", "frontendToolRequest") and isinstance(item.get("id"), str):

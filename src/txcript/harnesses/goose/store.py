@@ -174,7 +174,10 @@ class GooseStore:
         backup = write.save(self.database, native)
         reference = f"{self.database}#{native.id}"
         return Saved(
-            id=native.id, reference=reference, location=self.location(reference), backup=backup.id
+            id=native.id,
+            reference=reference,
+            location=self.location(reference),
+            backup=backup.id if backup is not None else None,
         )
 
     def delete(self, reference: str, *, force: bool = False) -> None:

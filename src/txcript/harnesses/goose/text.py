@@ -28,6 +28,10 @@ def _row(value: Any, what: str) -> dict[str, Any]:
 
 
 def sniff(document: Any) -> bool:
+    """A database session's document, or an older JSONL file of its metadata line alone (a
+    session that never got a message)."""
+    if _is_metadata(document):
+        return True
     return (
         isinstance(document, dict)
         and set(document) == {"session", "messages"}
@@ -38,11 +42,19 @@ def sniff(document: Any) -> bool:
     )
 
 
+def _is_metadata(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and {"working_dir", "description"} <= set(value)
+        and not {"messages", "session", "role", "content"} & set(value)
+    )
+
+
 def sniff_lines(values: list[Any]) -> bool:
     """The JSONL generation: a metadata line with ``working_dir`` and ``description``, then
     messages with ``role`` and ``content``."""
     objects = [v for v in values if isinstance(v, dict)]
-    if not objects or not {"working_dir", "description"} <= set(objects[0]):
+    if not objects or not _is_metadata(objects[0]):
         return False
     return all("role" in v and "content" in v for v in objects[1:])
 

@@ -59,10 +59,10 @@ def check_schema(
         )
     written = {
         "sessions": {k for k, v in native.session.items() if v is not None},
-        "messages": set().union(
+        # (every message row gets its session; a session without messages writes none)
+        "messages": {"id", "session_id"}.union(
             *({k for k, v in m.row.items() if v is not None} for m in native.messages)
-        )
-        | {"id"},
+        ),
     }
     found = {}
     for table, wanted in (
@@ -75,8 +75,9 @@ def check_schema(
         missing = [c for c in wanted if c not in columns]
         if missing:
             raise _unknown(database, f"`{table}` has no `{missing[0]}` column")
+        rows = native.messages if table == "messages" else (native.session,)
         for column in columns.values():
-            if column.required and column.name not in written[table]:
+            if rows and column.required and column.name not in written[table]:
                 raise _unknown(database, f"`{table}.{column.name}` needs a value txcript lacks")
         found[table] = columns
     return found
@@ -92,7 +93,7 @@ def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any], columns: 
     )
 
 
-def save(database: Path, native: GooseSession) -> backups.Backup:
+def save(database: Path, native: GooseSession) -> backups.Backup | None:
     if native.legacy is not None:
         raise BadInput(
             "a session of Goose's older JSONL files is written into its database; convert it "
@@ -132,7 +133,7 @@ def save(database: Path, native: GooseSession) -> backups.Backup:
         raise StoreError(f"writing {database}: text is not UTF-8 ({exc})") from None
 
 
-def delete(database: Path, session_id: str) -> backups.Backup:
+def delete(database: Path, session_id: str) -> backups.Backup | None:
     def check(conn: sqlite3.Connection) -> None:
         if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
             raise BadInput(f"no Goose session {session_id} in {database}")
@@ -149,7 +150,7 @@ def delete(database: Path, session_id: str) -> backups.Backup:
     )
 
 
-def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup | None:
     database = Path(backup.database)
     return undo(TABLES, backup, force=force, label=describe(database), busy_timeout=BUSY_TIMEOUT)
 
