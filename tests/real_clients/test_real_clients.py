@@ -575,9 +575,10 @@ DROID_MODEL = "claude-opus-4-5"
 
 
 def _droid_env(home: Path, stub: modelstub.ModelStub) -> dict[str, str]:
-    """droid with one custom model (the stub) and Factory's own API pointed at the stub too:
-    ``droid exec -s`` first asks that API for the session, and goes on with the local file when
-    it answers 404 (which the stub answers to anything it does not know)."""
+    """droid with one custom model (the stub), and Factory's own API and telemetry pointed at the
+    stub too, so nothing leaves 127.0.0.1: ``droid exec -s`` first asks that API for the session,
+    and goes on with the local file when it answers 404 (which the stub answers to anything it
+    does not know)."""
     settings = {
         "customModels": [
             {
@@ -595,6 +596,7 @@ def _droid_env(home: Path, stub: modelstub.ModelStub) -> dict[str, str]:
     return {
         **_home_env(home),
         "FACTORY_API_BASE_URL": stub.url,
+        "FACTORY_TELEMETRY_INGEST_BASE_URL": stub.url,
         "FACTORY_DISABLE_KEYRING": "1",
         "FACTORY_DROID_AUTO_UPDATE_ENABLED": "false",
     }
