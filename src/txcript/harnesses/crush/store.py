@@ -89,13 +89,12 @@ class CrushStore:
             if read is None:
                 continue
             listed, models = read
-            titles = {f"title-{row.get('id')}" for row in listed}
             for row in listed:
                 ident = row.get("id")
-                if not isinstance(ident, str) or ident in titles:
-                    continue
-                meta = meta_from(row, project.path, models.get(ident))
                 parent = row.get("parent_session_id")
+                if not isinstance(ident, str) or (parent and ident == f"title-{parent}"):
+                    continue  # (a title session: Crush's bookkeeping for its parent's title)
+                meta = meta_from(row, project.path, models.get(ident))
                 count = row.get("message_count")
                 found.append(
                     Discovered.from_meta(
