@@ -16,24 +16,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_cross_harness import _exchange, _parallel_claude_session, hop, signature
+from test_cross_harness import _exchange, hop, signature
 
 from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 
 TESTS = Path(__file__).parents[1]
-for _sibling in ("codex", "crush", "goose"):
+for _sibling in ("claude_code", "codex", "crush", "goose"):
     if str(TESTS / _sibling) not in sys.path:
         sys.path.append(str(TESTS / _sibling))
 
+import claude_fixtures  # noqa: E402
 import codex_fixtures  # noqa: E402
 import crush_fixtures  # noqa: E402
 import goose_fixtures  # noqa: E402
 
 
 def _claude_source(root: Path) -> m.Transcript:
-    _parallel_claude_session(root)
+    claude_fixtures.parallel_batches(root)
     claude = harnesses.get("claude_code")
     store = claude.store(root)
     assert store is not None

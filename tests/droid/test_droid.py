@@ -119,29 +119,18 @@ def test_the_older_flat_layout_reads_exactly(tmp_path: Path) -> None:
     )
 
 
-def test_discovery_lists_both_layouts_with_the_metadata_a_load_gives(tmp_path: Path) -> None:
+def test_discovery_lists_both_layouts_and_names_a_sub_agents_parent(tmp_path: Path) -> None:
     f.build_project(tmp_path)
     f.build_flat(tmp_path)
     store = _store(tmp_path)
     found = store.discover()
     assert {d.meta_id for d in found} == {f.MAIN_ID, f.FLAT_ID, f.SUB_ID}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TranscriptWarning)
-        for d in found:
-            meta = H.to_common(store.load(d.reference)).meta
-            assert (d.meta_id, d.timestamp, d.title, d.cwd, d.model) == (
-                meta.id,
-                meta.timestamp,
-                meta.title,
-                meta.cwd,
-                meta.model,
-            )
     parents = {d.meta_id: d.parent for d in found}
     assert parents[f.SUB_ID] == f.MAIN_ID and parents[f.MAIN_ID] is None
     assert [d.meta_id for d in store.lookup(f.FLAT_ID[:8])] == [f.FLAT_ID]
 
 
-def test_a_store_round_trip_writes_the_same_bytes(tmp_path: Path) -> None:
+def test_a_copy_is_filed_under_its_project_key_byte_for_byte(tmp_path: Path) -> None:
     path = f.build_project(tmp_path / "a")
     native = _store(tmp_path / "a").load(str(path))
     saved = _store(tmp_path / "b").save(native)
@@ -203,17 +192,6 @@ def test_the_text_form_carries_the_settings_file(tmp_path: Path) -> None:
 def test_text_that_is_not_a_droid_session_is_refused() -> None:
     with pytest.raises(BadInput, match="first record is not `session_start`"):
         H.from_text('{"type":"user","message":{}}\n')
-
-
-@pytest.mark.parametrize("hostile", ["../x", "a/b", "-x", "not-a-uuid"])
-def test_hostile_ids_are_refused_before_anything_is_written(tmp_path: Path, hostile: str) -> None:
-    transcript = m.Transcript(
-        meta=m.Meta(id=hostile, timestamp=at(0), cwd="/w"),
-        messages=(m.Message(role="user", content=(m.Text("hi"),), timestamp=at(1)),),
-    )
-    with pytest.raises(BadInput):
-        _store(tmp_path).save(H.from_common(transcript))
-    assert not (tmp_path / "sessions").exists()
 
 
 def test_delete_backs_both_files_up_and_restore_puts_them_back(
