@@ -285,3 +285,53 @@ def test_a_copy_from_a_subdirectory_goes_to_the_nearest_project_above_it(tmp_pat
 def test_an_agent_sub_session_id_is_a_crush_id() -> None:
     """Crush names an agent tool's sub-session after the tool call (``toolu_…``), not a UUID."""
     assert H.check_id(f.SUB_ID) == f.SUB_ID
+
+
+def _age(root: Path, written: Path | None = None, seconds: int = 0) -> None:
+    """Every file settled long ago (a token is only taken of settled files); ``written`` (a
+    file just written) ``seconds`` later than the rest, as a write moves its mtime."""
+    old = 1_700_000_000_000_000_000
+    for path in root.rglob("*"):
+        when = old + seconds * 10**9 if path == written else old
+        os.utime(path, ns=(when, when))
+
+
+def test_the_change_token_moves_with_projects_json_and_every_project_database(
+    tmp_path: Path,
+) -> None:
+    from txcript.harnesses.crush.store import change_token
+
+    root = tmp_path / "g"
+    database = f.build_current(root)
+    _age(tmp_path)
+    token = change_token(root)
+    assert token and change_token(root) == token
+    conn = sqlite3.connect(database)
+    conn.execute("UPDATE sessions SET title = 'renamed' WHERE id = ?", (f.MAIN_ID,))
+    conn.commit()
+    conn.close()
+    _age(tmp_path, database, 5)
+    moved = change_token(root)
+    assert moved and moved != token
+    f.build_empty(root, tmp_path / "another")
+    _age(tmp_path, database, 5)
+    assert change_token(root) not in ("", moved)
+
+
+def test_delete_removes_the_rows_and_restore_brings_them_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from txcript import restoring
+    from txcript.shared import backups
+
+    root = tmp_path / "g"
+    monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(root))
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(tmp_path / "data"))
+    database = f.build_current(root)
+    reference = f"{database}#{f.MAIN_ID}"
+    before = _store(root).load(reference)
+    _store(root).delete(reference)
+    assert f.MAIN_ID not in {d.meta_id for d in _store(root).discover()}
+    (backup,) = [b for b in backups.list_backups() if b.operation == "delete"]
+    restoring.restore(restoring.plan(backup.id))
+    assert _store(root).load(reference) == before
