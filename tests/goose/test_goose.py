@@ -219,3 +219,31 @@ def test_restore_undoes_a_save_exactly(tmp_path: Path, monkeypatch: pytest.Monke
     assert conn.execute("SELECT COUNT(*) FROM sessions WHERE id = '20261103_9'").fetchone() == (0,)
     assert conn.execute("SELECT COUNT(*) FROM messages").fetchone() == before
     conn.close()
+
+
+def test_the_change_token_moves_when_the_database_or_the_jsonl_directory_does(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    from txcript.harnesses.goose.store import change_token
+
+    database = f.build_current(tmp_path)
+    f.build_legacy(tmp_path)
+    old = 1_700_000_000_000_000_000
+
+    def settle(offset: int = 0) -> None:
+        for path in [tmp_path / "sessions", *(tmp_path / "sessions").iterdir()]:
+            when = old + offset * 10**9 if path == database else old
+            os.utime(path, ns=(when, when))
+
+    settle()
+    token = change_token(tmp_path)
+    assert token and change_token(tmp_path) == token
+    settle(5)  # the database written
+    moved = change_token(tmp_path)
+    assert moved not in ("", token)
+    (tmp_path / "sessions" / "new.jsonl").write_text("{}\n")
+    settle(5)
+    os.utime(tmp_path / "sessions", ns=(old + 9 * 10**9,) * 2)  # a file added: its directory moves
+    assert change_token(tmp_path) not in ("", moved)
