@@ -91,7 +91,8 @@ def test_the_oldest_flat_layout_is_read_the_same_way(tmp_path: Path) -> None:
         got = load(tmp_path, str(tmp_path / "sessions" / KEY / f"{FLAT_ID}.jsonl"))
     epoch = datetime(1970, 1, 1, tzinfo=UTC)
     assert got == m.Transcript(
-        meta=m.Meta(id=FLAT_ID, timestamp=epoch, cwd=WORK_DIR),
+        # No wire, so the title is the first prompt's, as the copy with a wire reads back.
+        meta=m.Meta(id=FLAT_ID, timestamp=epoch, cwd=WORK_DIR, title="Old flat session"),
         messages=(
             m.Message("user", (m.Text("Old flat session"),), epoch),
             m.Message("assistant", (m.Text("Hello."),), epoch),

@@ -2,7 +2,9 @@
 
 **Meta** (:func:`meta_of`): the session id; the time of the first wire event (else the epoch);
 the work directory; the title from ``state.json``'s ``custom_title``, else the first line of the
-first ``TurnBegin`` prompt (Kimi lists sessions under it). Kimi CLI records no model, branch or
+first ``TurnBegin`` prompt (Kimi lists sessions under it), else of the first user message of the
+context (the oldest layout has no wire; without this, its copy, which has one, read back titled
+while the original did not). Kimi CLI records no model, branch or
 CLI version per session, and only a running context size (``_usage``), not per-call usage.
 
 **Messages** (:func:`to_common`), from ``context.jsonl`` in order — what Kimi resumes with:
@@ -144,12 +146,27 @@ def meta_of(native: KimiCliSession) -> Meta:
             if kind == "TurnBegin":
                 title = prompt_title([Text(_prompt_text(payload.get("user_input")))])
                 break
+        else:
+            title = _first_prompt_title(native)
     return Meta(
         id=native.session_id,
         timestamp=start or EPOCH,
         cwd=native.work_dir or None,
         title=title,
     )
+
+
+def _first_prompt_title(native: KimiCliSession) -> str | None:
+    """The title of the first user message of the context that is no checkpoint marker."""
+    for line in native.context:
+        record = line.value
+        if not isinstance(record, dict) or record.get("role") != "user":
+            continue
+        content = record.get("content")
+        if _is_checkpoint(content):
+            continue
+        return prompt_title([Text(_prompt_text(content))])
+    return None
 
 
 # ----------------------------------------------------------------------------------- reading
