@@ -198,14 +198,17 @@ def build_database(path: Path) -> None:
             " VALUES (?, ?, ?, ?, ?)",
             turns,
         )
+        # Every time given: a column left to its ``datetime('now')`` default made the fixture,
+        # and the golden export of it, change with the clock.
         usage = [
-            (DB_ONLY_ID, 0, "gpt-5", 500, 40, 100, 0),
-            (DB_ONLY_ID, 0, "gpt-5", 700, 10, 300, 0),
-            (DB_ONLY_ID, 1, "gpt-5", 800, 5, 0, 20),
+            (DB_ONLY_ID, 0, "gpt-5", 500, 40, 100, 0, "2026-11-01 07:01:10"),
+            (DB_ONLY_ID, 0, "gpt-5", 700, 10, 300, 0, "2026-11-01 07:01:20"),
+            (DB_ONLY_ID, 1, "gpt-5", 800, 5, 0, 20, "2026-11-01 07:04:10"),
         ]
         conn.executemany(
             "INSERT INTO assistant_usage_events (session_id, turn_index, model, input_tokens,"
-            " output_tokens, cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            " output_tokens, cache_read_tokens, cache_write_tokens, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             usage,
         )
     conn.close()

@@ -38,6 +38,9 @@ import test_cursor_transcripts as transcripts  # noqa: E402
 
 from txcript.harnesses import info  # noqa: E402
 
+sys.path.insert(0, str(TESTS / "conformance"))
+import family_stores  # noqa: E402
+
 #: Put into session text and titles: it must never appear in doctor's output.
 SENTINEL = "SENTINEL-7f3a-private-words"
 CLAUDE_PARALLEL_ID = "6c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5"
@@ -136,7 +139,48 @@ def build_all(home: Path) -> dict[str, dict[str, Path]]:
     built["goose"] = {"early": goose.build_early(home / ".local" / "share" / "goose")}
     built["crush"] = {"initial": crush.build_initial(home / ".local" / "share" / "crush")}
     built["droid"] = {"flat": droid.build_flat(home / ".factory")}
+    # Every other harness: the first of its conformance families that warns about nothing.
+    for harness_id, (family, _count) in generic().items():
+        built[harness_id] = {
+            family.name: family_stores.build_at_home(info(harness_id), family, home)
+        }
     return built
+
+
+#: The harnesses :func:`build_all` builds by hand, above.
+BY_HAND = (
+    "claude_code",
+    "codex",
+    "cursor",
+    "cursor_transcripts",
+    "cursor_desktop",
+    "gemini",
+    "opencode",
+    "goose",
+    "crush",
+    "droid",
+)
+_generic: dict[str, tuple[family_stores.Family, int]] | None = None
+
+
+def generic() -> dict[str, tuple[family_stores.Family, int]]:
+    """Every other harness with a store at a default place, with the conformance family
+    :func:`build_all` lays out for it and the sessions it holds."""
+    global _generic
+    if _generic is None:
+        import tempfile
+
+        _generic = {}
+        with tempfile.TemporaryDirectory(prefix="doctor-families-") as scratch:
+            for harness in family_stores.registered():
+                if harness.id in BY_HAND or not harness.has_store:
+                    continue
+                if harness.root is None or not harness.root.home:
+                    continue
+                chosen = family_stores.quiet_family(harness, Path(scratch))
+                if chosen is not None:
+                    _generic[harness.id] = chosen
+    return _generic
 
 
 #: txcript's own cache: reading a WAL database without its ``-shm`` goes through a private copy

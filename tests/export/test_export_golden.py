@@ -29,6 +29,9 @@ from txcript import harnesses
 from txcript.errors import TxcriptError
 from txcript.operations import EXPORT_FORMATS, export_session
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "conformance"))
+import family_stores
+
 TESTS = Path(__file__).parents[1]
 GOLDEN = Path(__file__).parent / "golden"
 FIXED_MTIME_NS = 1_764_583_200_000_000_000  # 2025-12-01T10:00:00Z
@@ -180,6 +183,21 @@ STORES: dict[str, tuple[str, Builder]] = {
     "crush": ("crush", _crush),
     "droid": ("droid", _droid),
 }
+
+
+def _family(harness_id: str, family: family_stores.Family) -> Builder:
+    def build(home: Path) -> dict[str, str]:
+        family_stores.build_at_home(harnesses.info(harness_id), family, home)
+        return {}
+
+    return build
+
+
+# Every other harness: a golden store per conformance family, so a new harness is pinned here by
+# declaring its families.
+_BY_HAND = {harness for harness, _ in STORES.values()}
+for _info, _fam in family_stores.families(exclude=_BY_HAND):
+    STORES[f"{_info.id.replace('_', '-')}-{_fam.name}"] = (_info.id, _family(_info.id, _fam))
 
 
 # ------------------------------------------------------------------------------------ helpers
