@@ -213,7 +213,7 @@ def test_an_unknown_or_storeless_harness_names_the_ones_with_a_store(
     """`--from nope` listed every harness id, `simple` and `common` among them, which these
     commands then refuse ("simple has no store to list"). Both errors name only the harnesses
     that have a store, and `query` gives them before it creates its index."""
-    stores = "cursor_desktop, cursor, cursor_transcripts, claude_code, codex, opencode, gemini"
+    stores = ", ".join(harnesses.ids(store=True))
     cache = isolated_home / "cache"
     unknown = run_cli(*command, "--from", "nope", env={"TXCRIPT_CACHE_DIR": str(cache)})
     assert not cache.exists()  # refused before the search index is created
