@@ -12,6 +12,7 @@ import pytest
 from searchfixtures import save_claude, transcript
 
 from conftest import RunCli
+from txcript import harnesses
 
 SID = "77777777-7777-4777-8777-777777777777"
 
