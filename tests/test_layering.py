@@ -22,6 +22,8 @@ LAYERS: list[tuple[str, int]] = [
     ("txcript.errors", 0),
     ("txcript.diagnostics", 0),
     ("txcript.shared", 1),
+    # The Claude Code JSONL codec that Claude Code and Cowork share: it builds Common values.
+    ("txcript.shared.claude_jsonl", 2),
     ("txcript.model", 2),
     ("txcript.pairing", 2),
     ("txcript.fragment", 2),

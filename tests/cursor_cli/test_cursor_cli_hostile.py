@@ -29,8 +29,8 @@ from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import StoreUnreadable
-from txcript.harnesses.cursor_cli import protobuf as pb
 from txcript.harnesses.cursor_cli.store import CursorCliStore
+from txcript.shared import protobuf as pb
 
 H = harnesses.get("cursor")
 TEXTS = ["Why do the tests fail?", "Fixed the port; the tests pass now."]

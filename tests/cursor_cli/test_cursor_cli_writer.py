@@ -18,11 +18,11 @@ from txcript import harnesses
 from txcript import model as m
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.cursor_cli import graph
-from txcript.harnesses.cursor_cli import protobuf as pb
 from txcript.harnesses.cursor_cli.head import decode_meta_value
 from txcript.harnesses.cursor_cli.native import Blob, CursorChat
 from txcript.harnesses.cursor_cli.store import CursorCliStore
 from txcript.shared import backups
+from txcript.shared import protobuf as pb
 
 H = harnesses.get("cursor")
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

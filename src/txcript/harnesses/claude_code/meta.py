@@ -1,110 +1,21 @@
-"""Session metadata from records in file order: shared by ``to_common`` and the cheap discovery.
-
-Every field is decided by a *first* record of some kind or by title records, never by the
-``parentUuid`` chain, so discovery can stop parsing early and still produce exactly the Meta a
-full load gives:
-
-* ``timestamp`` — the first record with a valid top-level ``timestamp`` (the session start);
-  the Unix epoch when no record has one (stable, never the clock).
-* ``cwd``, ``git_branch``, ``cli_version`` — from the first ``user``/``assistant`` record
-  (``cwd``, ``gitBranch``, ``version``); an empty string is absent (``gitBranch`` is ``""``
-  outside git).
-* ``model`` — the first ``assistant`` record whose ``message.model`` is a non-empty string other
-  than ``<synthetic>`` (Claude Code's marker for messages no model produced).
-* ``title`` — the last non-empty ``custom-title`` (``/rename``), else ``ai-title``, else
-  ``agent-name``, else ``summary``.
-* ``id`` — the file stem when known, else the first conversation record's ``sessionId``.
-"""
+"""Claude Code's session metadata rules (:mod:`txcript.shared.claude_jsonl.meta`)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
-from txcript.model import Meta
-from txcript.shared.timeutil import EPOCH, parse_rfc3339
-
-CONVERSATION = ("user", "assistant")
-SYNTHETIC_MODEL = "<synthetic>"
-#: Title record types, highest precedence first, with the key holding the title.
-TITLE_KEYS = (
-    ("custom-title", "customTitle"),
-    ("ai-title", "aiTitle"),
-    ("agent-name", "agentName"),
-    ("summary", "summary"),
+from txcript.shared.claude_jsonl.meta import (
+    CONVERSATION,
+    SYNTHETIC_MODEL,
+    TITLE_KEYS,
+    MetaScan,
+    message_model,
+    scan_head,
 )
-_TITLE_KEY = dict(TITLE_KEYS)
 
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def message_model(record: dict[str, Any]) -> str | None:
-    """The model of an assistant record, unless absent or synthetic."""
-    message = record.get("message")
-    if not isinstance(message, dict):
-        return None
-    model = _text(message.get("model"))
-    return None if model == SYNTHETIC_MODEL else model
-
-
-class MetaScan:
-    """Feed records in file order; :meth:`meta` gives the session's Meta."""
-
-    def __init__(self, session_id: str = "") -> None:
-        self.session_id = session_id
-        self.timestamp: datetime | None = None
-        self.first: dict[str, Any] | None = None
-        self.model: str | None = None
-        self.titles: dict[str, str] = {}
-
-    @property
-    def needs_every_record(self) -> bool:
-        """Is a field still undecided that any record could decide (start time, first turn)?"""
-        return self.timestamp is None or self.first is None
-
-    @property
-    def needs_assistant(self) -> bool:
-        return self.model is None
-
-    def feed(self, record: dict[str, Any]) -> None:
-        kind = record.get("type")
-        if self.timestamp is None:
-            self.timestamp = parse_rfc3339(record.get("timestamp"))
-        if kind in CONVERSATION:
-            if self.first is None:
-                self.first = record
-            if kind == "assistant" and self.model is None:
-                self.model = message_model(record)
-            return
-        if isinstance(kind, str):
-            key = _TITLE_KEY.get(kind)
-            if key is not None:
-                title = _text(record.get(key))
-                if title is not None:
-                    self.titles[kind] = title
-
-    @property
-    def title(self) -> str | None:
-        for kind, _ in TITLE_KEYS:
-            if kind in self.titles:
-                return self.titles[kind]
-        return None
-
-    @property
-    def is_sidechain_file(self) -> bool:
-        """Does the file start as a subagent transcript (old CLIs kept them beside sessions)?"""
-        return self.first is not None and self.first.get("isSidechain") is True
-
-    def meta(self) -> Meta:
-        first = self.first or {}
-        return Meta(
-            id=self.session_id or _text(first.get("sessionId")) or "",
-            timestamp=self.timestamp or EPOCH,
-            cwd=_text(first.get("cwd")),
-            git_branch=_text(first.get("gitBranch")),
-            title=self.title,
-            cli_version=_text(first.get("version")),
-            model=self.model,
-        )
+__all__ = [
+    "CONVERSATION",
+    "SYNTHETIC_MODEL",
+    "TITLE_KEYS",
+    "MetaScan",
+    "message_model",
+    "scan_head",
+]

@@ -7,7 +7,7 @@
 Discovery is a cheap scan: it parses lines only until the start time, the first turn and the
 first model are known, then looks at title records alone (lines are matched as bytes before any
 parse), and it never follows directory symlinks. Its Meta is the Meta a full load gives, by
-construction: both feed the same :class:`~txcript.harnesses.claude_code.meta.MetaScan`. Its
+construction: both feed the same :class:`~txcript.shared.claude_jsonl.meta.MetaScan`. Its
 result is kept in the metadata cache (:mod:`txcript.shared.cache`) under the file's
 ``"<mtime ns>:<size>"``, so a file that has not changed is only ``stat``-ed;
 :meth:`ClaudeCodeStore.lookup` reads only the files whose name (the session id) starts with a
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import time
 from collections.abc import Iterable
 from datetime import datetime
@@ -34,16 +33,17 @@ import msgspec
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
-from txcript.harnesses.claude_code.meta import MetaScan
-from txcript.harnesses.claude_code.native import (
+from txcript.model import Meta
+from txcript.shared.cache import metadata_cache
+from txcript.shared.claude_jsonl.meta import MetaScan, scan_head
+from txcript.shared.claude_jsonl.native import (
     SIDE_DIRS,
     ClaudeSession,
     SideFile,
     parse_lines,
     render_text,
 )
-from txcript.model import Meta
-from txcript.shared.cache import metadata_cache
+from txcript.shared.claude_jsonl.projects import encode_project
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     Undo,
@@ -62,58 +62,14 @@ from txcript.shared.jsonutil import try_loads
 HARNESS = "claude_code"
 #: Claude Code shortens longer project directory names with a hash suffix we cannot recompute.
 _MAX_PROJECT_NAME = 200
-#: Byte patterns a line must contain to be a title record / an assistant or title record. Lines
-#: that do not match are never parsed once the head fields are known.
-_TITLE_LINE = re.compile(rb'"type"\s*:\s*"(?:summary|custom-title|ai-title|agent-name)"')
 #: A file modified this recently (ns) may still change within its file system's mtime
 #: resolution (up to 2 s) without its (size, mtime) changing, so its listing is not cached yet.
 _SETTLED_NS = 2_000_000_000
-_ASSISTANT_OR_TITLE = re.compile(
-    rb'"type"\s*:\s*"(?:assistant|summary|custom-title|ai-title|agent-name)"'
-)
-
-
-def encode_project(cwd: str) -> str:
-    """The project directory name for ``cwd``: every character but ASCII letters and digits
-    becomes ``-`` (``C:\\Users\\dev\\repo`` → ``C--Users-dev-repo``, ``/a/.b`` → ``-a--b``).
-
-    Claude Code does this per UTF-16 code unit, so a character outside the BMP gives ``--``.
-    """
-    out = []
-    for ch in cwd:
-        if ch.isascii() and ch.isalnum():
-            out.append(ch)
-        else:
-            out.append("--" if ord(ch) > 0xFFFF else "-")
-    return "".join(out)
 
 
 def scan_bytes(data: bytes, session_id: str) -> MetaScan:
     """The metadata of a session file's bytes, parsing as few lines as the rules allow."""
-    scan = MetaScan(session_id)
-    position, size = 0, len(data)
-    while position < size and (scan.needs_every_record or scan.needs_assistant):
-        end = data.find(b"\n", position)
-        end = size if end < 0 else end
-        line = data[position:end]
-        position = end + 1
-        if scan.needs_every_record or _ASSISTANT_OR_TITLE.search(line):
-            value = try_loads(decode_lossless(line))
-            if isinstance(value, dict):
-                scan.feed(value)
-    while position < size:
-        found = _TITLE_LINE.search(data, position)
-        if found is None:
-            break
-        start = data.rfind(b"\n", position, found.start()) + 1
-        start = max(start, position)
-        end = data.find(b"\n", found.end())
-        end = size if end < 0 else end
-        value = try_loads(decode_lossless(data[start:end]))
-        if isinstance(value, dict):
-            scan.feed(value)
-        position = end + 1
-    return scan
+    return scan_head(data, session_id, try_loads)
 
 
 def _side_path_problem(path: str) -> str | None:

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from txcript.diagnostics import warn
+from txcript.shared import protobuf as pb
 
-from . import protobuf as pb
 from .native import Blob, blob_id
 
 ROOT_MESSAGES, ROOT_TURNS, ROOT_STARTED, ROOT_STARTED_AGAIN = 1, 8, 10, 26

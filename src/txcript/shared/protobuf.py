@@ -1,9 +1,11 @@
-"""The protobuf wire format, as far as the Cursor CLI's turn graph needs it.
+"""The protobuf wire format, decoded and encoded without a schema.
 
-Only the wire level is decoded (no schema): a message is a sequence of ``(field number, wire
-type, value)``. Varints and length-delimited values are what the graph uses; 32- and 64-bit
-values are skipped over correctly. Groups (wire types 3/4) and anything truncated raise
-:class:`WireError`, which the graph reader turns into a warning and a fallback.
+Harnesses that keep protobuf with no published schema (the Cursor CLI's turn graph,
+Antigravity's conversation steps) read it at the wire level: a message is a sequence of ``(field
+number, wire type, value)``. Varints and length-delimited values are what they use; 32- and
+64-bit values are read as unsigned integers. Groups (wire types 3/4) and anything truncated raise
+:class:`WireError`, which each reader turns into a warning and a fallback. Which field means what
+is each harness's own knowledge; nothing here knows a schema.
 """
 
 from __future__ import annotations
