@@ -73,7 +73,8 @@ def list_sessions(
 def session_row(session: Discovered) -> dict[str, Any]:
     """One ``list --json`` entry; absent values are ``null``.
 
-    A sub-agent chat also carries ``parent``: the id of the session that spawned it.
+    A sub-agent chat also carries ``parent``: the id of the session that spawned it; a session
+    of a store that keeps several accounts, ``account``.
     """
     row: dict[str, Any] = {
         "harness": session.harness,
@@ -87,6 +88,8 @@ def session_row(session: Discovered) -> dict[str, Any]:
     }
     if session.parent is not None:
         row["parent"] = session.parent
+    if session.account is not None:
+        row["account"] = session.account
     return row
 
 

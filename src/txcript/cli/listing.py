@@ -78,6 +78,8 @@ def list_lines(
         label = " ".join(scrub(session.title or session.cwd or "").split())
         if session.parent is not None:
             label = f"↳ sub-agent of {cut(scrub(session.parent), SHORT_ID + 4)}: {label}"
+        if session.account is not None:
+            label = f"{label} · account {scrub(session.account)[:SHORT_ID]}"
         lines.append(
             [
                 (pad(session.harness, harness_width), harness_style(session.harness)),

@@ -20,7 +20,7 @@ from txcript.cli.output import (
     write_output,
     write_output_chunks,
 )
-from txcript.cli.refs import RefCommand, restore_ref
+from txcript.cli.refs import RefCommand, restore_ref, use_store_at
 from txcript.shared.text import scrub, scrub_block
 
 
@@ -58,6 +58,7 @@ def harnesses_command(as_json: bool) -> None:
 @click.option("--since", metavar="WHEN", help="Started at or after (RFC 3339 or YYYY-MM-DD).")
 @click.option("--until", metavar="WHEN", help="Started at or before (RFC 3339 or YYYY-MM-DD).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array (text kept exactly).")
+@click.argument("path", required=False, metavar="[PATH]")
 @colour_option
 def list_command(
     from_: tuple[str, ...],
@@ -66,22 +67,28 @@ def list_command(
     since: str | None,
     until: str | None,
     as_json: bool,
+    path: str | None = None,
     colour: str = "auto",
 ) -> None:
     """List local sessions, newest first.
 
     On a terminal the table fits its width and ids are shortened to a prefix that still
     names one session (any REF takes it); in a pipe the columns are fixed and ids whole.
+    PATH, with one --from H, is the store of H to list (a Claude export's ZIP, say).
 
     \b
     Examples:
       txcript list
       txcript list --from claude_code --cwd . -n 5
       txcript list --since 2026-11-01 --json
+      txcript list --from claude_export ~/Downloads/data-2026-12-01.zip
     """
     from txcript.operations import list_sessions, session_row
     from txcript.shared.timeutil import parse_window
 
+    if path is not None and len(from_) != 1:
+        raise click.UsageError("PATH names one harness's store: give that harness with --from H")
+    use_store_at(from_[0] if from_ else None, path)
     start, end = parse_window(since, until)
     sessions = list_sessions(
         from_, cwd=cwd, since=start, until=end, limit=limit, with_model=as_json
@@ -104,10 +111,15 @@ def list_command(
 
 @click.command("view", cls=RefCommand)
 @click.argument("ref", callback=restore_ref)
+@click.argument("path", required=False, metavar="[PATH]")
 @click.option("--from", "from_", metavar="H", help=f"Look only in this harness: {STORE_IDS}.")
 @click.option("--no-pager", is_flag=True, help="Never page the output on a terminal.")
-def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
+def view_command(
+    ref: str, from_: str | None, no_pager: bool = False, path: str | None = None
+) -> None:
     """Print a session (or a #RANGE of it) as compact, readable text.
+
+    PATH, with --from H, is the store of H to look in (a Claude export's ZIP, say).
 
     On a terminal, control sequences from the session are removed and output taller than the
     screen goes through $PAGER (default `less -R`). In a pipe the text is printed exactly.
@@ -120,6 +132,7 @@ def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
     """
     from txcript.operations import view_chunks
 
+    use_store_at(from_, path)
     chunks = view_chunks(ref, from_)
     stdout = sys.stdout
     if not is_terminal(stdout):
@@ -132,6 +145,7 @@ def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
 
 @click.command("export", cls=RefCommand)
 @click.argument("ref", callback=restore_ref)
+@click.argument("path", required=False, metavar="[PATH]")
 @click.option("--from", "from_", metavar="H", help=f"Look only in this harness: {STORE_IDS}.")
 @click.option(
     "--format",
@@ -145,11 +159,17 @@ def view_command(ref: str, from_: str | None, no_pager: bool = False) -> None:
 @click.option("--full", is_flag=True, help="markdown, html: keep long output whole.")
 @click.option("--out", metavar="FILE", help="Write to FILE instead of stdout.")
 def export_command(
-    ref: str, from_: str | None, export_format: str, full: bool, out: str | None
+    ref: str,
+    from_: str | None,
+    export_format: str,
+    full: bool,
+    out: str | None,
+    path: str | None = None,
 ) -> None:
     """Write a session (or a #RANGE of it) as a document, keeping its id, start time and cwd.
 
     The text is written exactly as the session holds it (nothing is removed for a terminal).
+    PATH, with --from H, is the store of H to look in (a Claude export's ZIP, say).
 
     \b
     Examples:
@@ -160,6 +180,7 @@ def export_command(
     from txcript.operations import export_chunks
     from txcript.shared.gcpause import paused
 
+    use_store_at(from_, path)
     with paused():
         write_output_chunks(export_chunks(ref, from_, export_format, full=full), out)
 

@@ -18,12 +18,13 @@ from txcript.cli.output import (
     json_text,
     progress,
 )
-from txcript.cli.refs import RefCommand, restore_ref
+from txcript.cli.refs import RefCommand, restore_ref, use_store_at
 from txcript.shared.text import scrub
 
 
 @click.command("continue", cls=RefCommand)
 @click.argument("ref", callback=restore_ref)
+@click.argument("path", required=False, metavar="[PATH]")
 @click.option(
     "--with", "with_", metavar="H", help=f"Harness to continue in (default: its own): {WRITE_IDS}."
 )
@@ -56,12 +57,14 @@ def continue_command(
     force: bool,
     replace: bool,
     as_json: bool,
+    path: str | None = None,
 ) -> None:
     """Continue a session (or a #RANGE of it) in a harness; the source is never modified.
 
     The copy gets a fresh id and start time, then the harness is launched on it (unless
     --no-resume). With --out DIR the copy is written under DIR as the harness's root instead,
-    keeping its id, start time and cwd.
+    keeping its id, start time and cwd. PATH, with --from H, is the store of H to read the
+    session from (a Claude export's ZIP, say); the copy goes into another harness (--with).
 
     \b
     Examples:
@@ -69,6 +72,16 @@ def continue_command(
       txcript continue "Fix the parser#1-40" --with codex --no-resume
       txcript continue ./session.json --with claude_code --out ./exported
     """
+    if path is not None:
+        from txcript import harnesses
+
+        source = harnesses.canonical_id(from_) if from_ else None
+        if with_ is None or harnesses.canonical_id(with_) == source:
+            raise click.UsageError(
+                "PATH names the store the session is read from; continue it in another "
+                "harness with --with H"
+            )
+        use_store_at(from_, path)
     continue_and_resume(
         ref,
         with_harness=with_,

@@ -10,6 +10,7 @@ keep a store; :func:`get` builds the one :class:`~txcript.harnesses.base.Harness
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from txcript.errors import BadInput, UnknownHarness
@@ -294,6 +295,59 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         ),
         resume=("droid", "--resume", "{id}"),
         layers={"sniff_lines": "text", "open_store": "store:DroidStore"},
+    ),
+    HarnessInfo(
+        "antigravity",
+        "Antigravity",
+        ("agy", "antigravity_cli", "anti_gravity"),
+        "txcript.harnesses.antigravity",
+        has_store=True,
+        can_write=True,
+        executables=("agy",),
+        ids="UUID_IDS",
+        root=Root(".gemini/antigravity-cli", env="ANTIGRAVITY_CLI_DIR"),
+        resume=("agy", "--conversation={id}"),
+        layers={"meta_of": "codec", "sniff": "text", "open_store": "store:AntigravityStore"},
+    ),
+    HarnessInfo(
+        "cowork",
+        "Cowork",
+        ("claude_cowork", "claude_desktop"),
+        "txcript.harnesses.cowork",
+        has_store=True,
+        can_write=True,
+        ids="COWORK_IDS",
+        root=Root(
+            ".config/Claude/local-agent-mode-sessions",
+            env="COWORK_SESSIONS_DIR",
+            darwin="Library/Application Support/Claude/local-agent-mode-sessions",
+            windows="AppData/Roaming/Claude/local-agent-mode-sessions",
+        ),
+        # Claude desktop has no link to a task: it lists the copy once it is started again.
+        resume=("open", "-a", "Claude") if sys.platform == "darwin" else ("Claude",),
+        layers={
+            "meta_of": "codec",
+            "sniff": "text",
+            "open_store": "store:CoworkStore",
+            "new_session_id": "store",
+        },
+    ),
+    HarnessInfo(
+        "claude_export",
+        "Claude account export",
+        ("claude_ai_export", "claude_data_export"),
+        "txcript.harnesses.claude_export",
+        has_store=True,
+        source_only=True,
+        # An export is a file the user downloaded: there is no default place, only the variable
+        # (and the PATH that list, view, export and continue take after --from claude_export).
+        root=Root(None, env="CLAUDE_EXPORT"),
+        layers={
+            "meta_of": "codec",
+            "sniff": "text",
+            "open_store": "store:ClaudeExportStore",
+            "change_token": "store",
+        },
     ),
     HarnessInfo(
         "simple",

@@ -45,6 +45,8 @@ class Discovered(msgspec.Struct, frozen=True, gc=False):
     message_count: int | None = None
     #: The id of the session this one was spawned by (a sub-agent chat), listed on its own.
     parent: str | None = None
+    #: The account the session belongs to, where a store keeps several (Cowork's).
+    account: str | None = None
 
     @classmethod
     def from_meta(
@@ -56,6 +58,7 @@ class Discovered(msgspec.Struct, frozen=True, gc=False):
         updated_at: datetime | None = None,
         message_count: int | None = None,
         parent: str | None = None,
+        account: str | None = None,
     ) -> Discovered:
         """The listing entry for a session whose Meta the store derived cheaply."""
         return cls(
@@ -70,6 +73,7 @@ class Discovered(msgspec.Struct, frozen=True, gc=False):
             updated_at=updated_at,
             message_count=message_count,
             parent=parent,
+            account=account,
         )
 
 

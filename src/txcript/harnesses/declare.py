@@ -96,7 +96,9 @@ class Root(_Frozen):
     store sits under). Else ``xdg`` — a variable and the path under it, such as
     ``("XDG_DATA_HOME", "opencode")`` — when that variable is set. Else the path under the
     user's home for this system: ``darwin`` on macOS, ``windows`` on Windows, ``home``
-    elsewhere (each a ``/``-separated relative path; the first two default to ``home``).
+    elsewhere (each a ``/``-separated relative path; the first two default to ``home``). A
+    ``home`` of None is a store with no default place (a file the user names, such as an
+    account export): only ``env`` names it.
 
     ``app_reads_env`` says that the harness's own program honours ``env`` too, so a copy written
     under another root is resumed by setting it (``CODEX_HOME=… codex resume …``); otherwise the
@@ -108,14 +110,14 @@ class Root(_Frozen):
     env: str | None
     env_suffix: str
     xdg: tuple[str, str] | None
-    home: str
+    home: str | None
     darwin: str | None
     windows: str | None
     app_reads_env: bool
 
     def __init__(
         self,
-        home: str,
+        home: str | None,
         *,
         env: str | None = None,
         env_suffix: str = "",
@@ -134,8 +136,11 @@ class Root(_Frozen):
             app_reads_env=app_reads_env,
         )
 
-    def under(self, home: Path, system: str = sys.platform) -> Path:
-        """The default root under ``home`` on ``system`` (a ``sys.platform`` value)."""
+    def under(self, home: Path, system: str = sys.platform) -> Path | None:
+        """The default root under ``home`` on ``system`` (a ``sys.platform`` value); None for a
+        store with no default place."""
+        if self.home is None:
+            return None
         if system == "darwin":
             relative = self.darwin or self.home
         elif system in ("win32", "cygwin"):

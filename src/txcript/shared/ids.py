@@ -189,6 +189,23 @@ CRUSH_IDS = IdGrammar(
 )
 
 
+def _cowork_id(source_id: str) -> str:
+    """A foreign id as a Cowork task id: ``local_`` before a UUID, else before its UUIDv5."""
+    if _compiled(_UUID).fullmatch(source_id) is not None:
+        return "local_" + source_id.lower()
+    return "local_" + foreign_uuid(source_id)
+
+
+#: Claude desktop's Cowork task ids: ``local_`` and letters, digits, ``_`` or ``-``
+#: (``local_<uuid>``, ``local_ditto_…``); a foreign id gets the prefix (before its UUIDv5 when it
+#: is not a UUID).
+COWORK_IDS = IdGrammar(
+    "a Cowork task id (local_ and letters, digits, _ or -)",
+    r"local_[A-Za-z0-9][A-Za-z0-9_-]{0,100}",
+    _cowork_id,
+)
+
+
 def _brief(session_id: str) -> str:
     """An id as an error shows it: escaped, and cut to 60 characters."""
     escaped = shown(session_id)

@@ -22,11 +22,18 @@ non-JSON input raise :class:`~txcript.errors.Malformed` naming the field.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from txcript.errors import Malformed
 from txcript.shared.jsonutil import dumps_pretty, loads_strict
+from txcript.shared.sqlcells import (
+    CellError,
+    bytes_from_json,
+    bytes_to_json,
+    cell_from_json,
+    cell_to_json,
+    hex_from_json,
+)
 
 from .native import DEFAULT_USER_VERSION, HARNESS, Blob, Cell, CursorChat, MetaRow
 
@@ -35,29 +42,12 @@ def _malformed(detail: str) -> Malformed:
     return Malformed(HARNESS, detail)
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _bytes_out(data: bytes) -> str | dict[str, str]:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"hex": data.hex()}
+    return bytes_to_json(data)
 
 
 def _cell_out(value: Cell) -> Any:
-    if isinstance(value, bytes):
-        return {"hex": value.hex()}
-    if isinstance(value, str) and not _encodable(value):
-        return {"hex": value.encode("utf-8", "surrogateescape").hex(), "text": True}
-    if isinstance(value, float) and not math.isfinite(value):
-        return {"real": repr(value)}
-    return value
+    return cell_to_json(value)
 
 
 def to_text(chat: CursorChat) -> str:
@@ -86,12 +76,10 @@ def to_text(chat: CursorChat) -> str:
 
 
 def _hex(value: Any, where: str) -> bytes:
-    if not isinstance(value, str):
-        raise _malformed(f"`{where}` must be a hex string")
     try:
-        return bytes.fromhex(value)
-    except ValueError:
-        raise _malformed(f"`{where}` is not valid hex") from None
+        return hex_from_json(value, where)
+    except CellError as exc:
+        raise _malformed(str(exc)) from None
 
 
 def _string(value: Any, where: str) -> str:
@@ -101,28 +89,19 @@ def _string(value: Any, where: str) -> str:
 
 
 def _cell_in(value: Any, where: str) -> Cell:
-    if value is None or isinstance(value, str) or type(value) in (int, float):
-        return value  # type: ignore[no-any-return]
-    if isinstance(value, dict) and set(value) == {"hex"}:
-        return _hex(value["hex"], f"{where}.hex")
-    if isinstance(value, dict) and set(value) == {"hex", "text"}:
-        return _hex(value["hex"], f"{where}.hex").decode("utf-8", "surrogateescape")
-    if isinstance(value, dict) and set(value) == {"real"}:
-        try:
-            return float(_string(value["real"], f"{where}.real"))
-        except ValueError:
-            raise _malformed(f"`{where}.real` is not a number") from None
-    raise _malformed(f'`{where}` must be a string, number, null or {{"hex": …}}')
+    try:
+        return cell_from_json(value, where)
+    except CellError as exc:
+        raise _malformed(str(exc)) from None
 
 
 def _side_file(value: Any, where: str) -> bytes | None:
     if value is None:
         return None
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape")
-    if isinstance(value, dict) and set(value) == {"hex"}:
-        return _hex(value["hex"], f"{where}.hex")
-    raise _malformed(f'`{where}` must be a string or {{"hex": …}}')
+    try:
+        return bytes_from_json(value, where)
+    except CellError as exc:
+        raise _malformed(str(exc)) from None
 
 
 def _list(document: dict[str, Any], name: str) -> list[Any]:
