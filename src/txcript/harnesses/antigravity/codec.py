@@ -148,19 +148,14 @@ def _cascade_id(conversation: Conversation) -> str | None:
 
 
 def _cwd(blob: list[pb.Field]) -> str | None:
+    """The workspace: the literal cwd field as written, else the workspace URI's path (a URI
+    lower-cases a drive letter, so the literal one is preferred)."""
+    literal = st.text(blob, st.BLOB_CWD)
+    if literal:
+        return literal
     workspace = st.message(blob, st.BLOB_WORKSPACE)
     uri = st.text(workspace, st.WORKSPACE_URI) if workspace is not None else None
-    from_uri = path_from_file_uri(uri) if uri else None
-    literal = st.text(blob, st.BLOB_CWD) or None
-    if from_uri is None:
-        return literal
-    # The URI lower-cases a drive letter; the literal cwd keeps the path as it was typed.
-    if (
-        literal is not None
-        and literal.replace("\\", "/").lower() == from_uri.replace("\\", "/").lower()
-    ):
-        return literal
-    return from_uri
+    return path_from_file_uri(uri) if uri else None
 
 
 def _is_settings_change(step: st.Step) -> bool:
