@@ -30,6 +30,18 @@ _BOM = b"\xef\xbb\xbf"
 _value = msgspec.json.Decoder(msgspec.Raw)
 #: msgspec's report of data after the first value: the trailing byte's position, counted from 1.
 _TRAILING = re.compile(r"trailing characters \(byte ([0-9]+)\)")
+#: The position msgspec names in an error (``… (byte N)``).
+_AT_BYTE = re.compile(r"\(byte ([0-9]+)\)")
+
+
+def _cut_short(message: str, size: int) -> bool:
+    """Could this error be the buffer's end cutting the value short (so more data may mend
+    it)? Truncation itself, or a character found wrong at the very end (a lone ``-`` is not a
+    number yet)."""
+    if "truncated" in message:
+        return True
+    found = _AT_BYTE.search(message)
+    return found is not None and int(found.group(1)) >= size - 1
 
 
 class Readable(Protocol):
@@ -46,20 +58,28 @@ class _Reader:
         self.base = 0
         self.eof = False
 
-    def more(self, keep_from: int, at_least: int = CHUNK) -> bool:
-        """Drop what comes before stream offset ``keep_from`` and read more; False at the end."""
+    def more(self, keep_from: int, at_least: int = 0) -> bool:
+        """Drop what comes before stream offset ``keep_from`` and read at least ``at_least``
+        more bytes (or to the end: a stream may hand out less per read); False at the end."""
         if self.eof:
             return False
-        try:
-            data = self.stream.read(max(at_least, CHUNK))
-        except Exception as exc:  # a damaged stream raises its own library's errors (zlib, zip)
-            detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise StoreUnreadable(f"cannot read {self.label}: {detail}") from None
-        self.buf = self.buf[keep_from - self.base :] + data
+        wanted = max(at_least, CHUNK)
+        parts: list[bytes] = []
+        got = 0
+        while got < wanted:
+            try:
+                data = self.stream.read(wanted - got)
+            except Exception as exc:  # a damaged stream raises its own library's errors (zlib, zip)
+                detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise StoreUnreadable(f"cannot read {self.label}: {detail}") from None
+            if not data:
+                self.eof = True
+                break
+            parts.append(data)
+            got += len(data)
+        self.buf = self.buf[keep_from - self.base :] + b"".join(parts)
         self.base = keep_from
-        if not data:
-            self.eof = True
-        return bool(data)
+        return got > 0
 
     def skip_space(self, position: int) -> int | None:
         """The offset of the first byte at or after ``position`` that is not whitespace; None at
@@ -90,24 +110,30 @@ class _Reader:
                 found = _TRAILING.search(str(exc))
                 if found is not None:
                     end = self._end(view, int(found.group(1)))
+                    if end > self.limit:
+                        raise self._too_large(position)
                     return bytes(view[:end]).rstrip(_WHITESPACE), position + end
-                if "truncated" not in str(exc):
+                if not (_cut_short(str(exc), len(view)) and not self.eof):
                     raise StoreUnreadable(
                         f"{self.label} is not valid JSON (in the value at byte {position}: {exc})"
                     ) from None
             if complete and self.eof:
-                if whole:
+                if whole and len(view) <= self.limit:
                     return bytes(view).rstrip(_WHITESPACE), position + len(view)
+                if whole:
+                    raise self._too_large(position)
                 raise StoreUnreadable(f"{self.label} is truncated (its array is not closed)")
             if len(view) > self.limit:
-                raise StoreUnreadable(
-                    f"{self.label}: the value at byte {position} is over the "
-                    f"{self.limit >> 20} MiB limit"
-                )
+                raise self._too_large(position)
             if not self.more(position, at_least=len(view)) and not complete:
                 raise StoreUnreadable(
                     f"{self.label} is truncated (at byte {self.base + len(view)})"
                 )
+
+    def _too_large(self, position: int) -> StoreUnreadable:
+        return StoreUnreadable(
+            f"{self.label}: the value at byte {position} is over the {self.limit >> 20} MiB limit"
+        )
 
     @staticmethod
     def _end(view: memoryview, reported: int) -> int:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -39,6 +40,8 @@ from txcript.shared.jsonstream import array_elements
 from txcript.shared.jsonutil import loads_strict
 
 CONVERSATIONS = "conversations.json"
+#: A file written this recently (ns) may be written again without its mtime moving.
+_SETTLED_NS = 2_000_000_000
 #: What separates the export's path, the element's offset and the conversation id in a reference.
 _SEPARATOR = "::"
 
@@ -66,11 +69,14 @@ _human = msgspec.json.Decoder(_Human)
 
 def change_token(root: Path) -> str:
     """The export file's identity and ``"<mtime ns>:<size>"``: a listing kept under it stands
-    while the export is the same file, untouched."""
+    while the export is the same file, untouched. ``""`` (no token) for a file written in the
+    last two seconds, which could change again without its mtime moving."""
     try:
         target = _export_file(root)
         status = os.stat(target)
     except (OSError, BadInput):
+        return ""
+    if status.st_mtime_ns >= time.time_ns() - _SETTLED_NS:
         return ""
     return f"{status.st_dev}:{status.st_ino}:{file_key(status)}"
 
