@@ -1,4 +1,4 @@
-"""The streaming JSON array scanner: exact element bytes, whatever the chunking, in bounded memory."""
+"""The streaming JSON array scanner: exact element bytes, whatever the chunks, in small memory."""
 
 from __future__ import annotations
 

@@ -111,7 +111,7 @@ class _Reader:
                 if found is not None:
                     end = self._end(view, int(found.group(1)))
                     if end > self.limit:
-                        raise self._too_large(position)
+                        raise self._too_large(position) from None
                     return bytes(view[:end]).rstrip(_WHITESPACE), position + end
                 if not (_cut_short(str(exc), len(view)) and not self.eof):
                     raise StoreUnreadable(
