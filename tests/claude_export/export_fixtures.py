@@ -190,13 +190,14 @@ def old_style() -> dict[str, Any]:
     }
 
 
-def conversations() -> list[Any]:
-    # A stray element that is not a conversation: counted in one warning.
-    return [branched(), marked(), old_style(), 42]
+def conversations(*, stray: bool = True) -> list[Any]:
+    """The three conversations, and (``stray``) an element that is no conversation, which a
+    listing counts in one warning."""
+    return [branched(), marked(), old_style(), *([42] if stray else [])]
 
 
-def document(indent: int | None = 2) -> bytes:
-    return json.dumps(conversations(), indent=indent, ensure_ascii=False).encode()
+def document(indent: int | None = 2, *, stray: bool = True) -> bytes:
+    return json.dumps(conversations(stray=stray), indent=indent, ensure_ascii=False).encode()
 
 
 def put_zip(path: Path, data: bytes | None = None) -> Path:
@@ -208,8 +209,8 @@ def put_zip(path: Path, data: bytes | None = None) -> Path:
     return path
 
 
-def put_folder(path: Path) -> Path:
+def put_folder(path: Path, data: bytes | None = None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    (path / "conversations.json").write_bytes(document(indent=None))
+    (path / "conversations.json").write_bytes(document(indent=None) if data is None else data)
     (path / "users.json").write_text("[]")
     return path

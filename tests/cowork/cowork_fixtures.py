@@ -177,8 +177,9 @@ def put_task(
     return path
 
 
-def account_with_two_tasks(root: Path) -> dict[str, Path]:
-    """One account: a task in the tree, a ditto task under agent/, and what is not a task."""
+def account_with_two_tasks(root: Path, *, noise: bool = True) -> dict[str, Path]:
+    """One account: a task in the tree, a ditto task under agent/, and (``noise``) what is not a
+    task: trees that are not accounts, a settings file, a record missing a required field."""
     account = root / ORG / ACCOUNT
     out = {
         "task": put_task(
@@ -206,6 +207,8 @@ def account_with_two_tasks(root: Path) -> dict[str, Path]:
             slug="-Users-dev-notes",
         ),
     }
+    if not noise:
+        return out
     # Not accounts, not tasks: skipped (the invalid record with one warning).
     (root / "skills-plugin" / ACCOUNT).mkdir(parents=True)
     (root / "skills-plugin" / ACCOUNT / f"{TASK}.json").write_text("{}")
