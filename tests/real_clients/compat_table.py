@@ -120,6 +120,29 @@ OTHER_CHECKS = (
         "the spec recommends) could not be run either; see `docs/formats/goose.md`."
         " The fixtures carry the weight.",
     ),
+    (
+        "antigravity",
+        "none",
+        "not run",
+        "`agy` is a closed binary that no package registry ships (not npm, not PyPI), so it "
+        "cannot be installed here; copies are checked against the format's facts only "
+        "(`docs/formats/antigravity.md`).",
+    ),
+    (
+        "cowork",
+        "none",
+        "not run",
+        "Claude desktop is a desktop app on no package registry, and it reads its task records "
+        "only when it starts, with no command line to resume one; the records are checked "
+        "against the fields its validator requires (`docs/formats/cowork.md`).",
+    ),
+    (
+        "claude_export",
+        "none",
+        "read-only source",
+        "Nothing is written into an export, so no client resumes one (its conversations are "
+        "continued into Claude Code and the others).",
+    ),
 )
 NOT_RESUMED = (
     "\n## Harnesses verified another way\n\n"
