@@ -385,3 +385,49 @@ def test_a_load_of_a_missing_conversation_is_bad_input(tmp_path: Path) -> None:
     export = put_zip(tmp_path / ZIP_NAME)
     with pytest.raises(TxcriptError, match="no conversation"):
         H.store(export).load(f"{export}::0::{uuid.uuid4()}")
+
+
+def test_wrong_json_types_read_as_what_they_hold_without_a_traceback(tmp_path: Path) -> None:
+    odd = [
+        {
+            "uuid": "u-1",
+            "name": 7,
+            "created_at": 1,
+            "chat_messages": [3, {"sender": "human", "content": "x", "text": None}],
+        },
+        {
+            "uuid": "u-2",
+            "chat_messages": [
+                {
+                    "sender": "assistant",
+                    "content": [1, {"type": "text", "text": 2}, {"type": "tool_use"}],
+                }
+            ],
+        },
+    ]
+    root = tmp_path / "conversations.json"
+    root.write_text(json.dumps(odd))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        found = H.store(root).discover()
+        loaded = {d.meta_id: H.to_common(H.store(root).load(d.reference)) for d in found}
+    assert sorted(loaded) == ["u-1", "u-2"]
+    (prompt,) = loaded["u-1"].messages  # a plain string content is the message's text
+    assert prompt.content == (m.Text(text="x"),) and loaded["u-1"].meta.title == "x"
+    (message,) = loaded["u-2"].messages
+    (use,) = message.content
+    assert isinstance(use, m.ToolUse) and use.tool == m.Raw(tool_name="", input={})
+    assert said(record) == [
+        "claude_export conversation u-1: content not read was left out (1 malformed message)",
+        "claude_export conversation u-2: content not read was left out (1 malformed, "
+        "1 malformed text)",
+    ]
+
+
+def test_terminal_escapes_in_a_title_reach_no_terminal(tmp_path: Path, run_cli: RunCli) -> None:
+    hostile = {**old_style(), "name": "evil\x1b]52;c;cHduZWQ=\x07 title"}
+    root = tmp_path / "conversations.json"
+    root.write_text(json.dumps([hostile]))
+    shown = run_cli("list", "--from", "claude_export", str(root))
+    assert shown.code == 0 and "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    assert "evil" in shown.stdout

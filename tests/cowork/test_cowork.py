@@ -360,3 +360,37 @@ def test_the_text_form_round_trips_a_stored_task(tmp_path: Path) -> None:
     text = H.to_text(native)
     assert H.from_text(text) == native
     assert H.to_text(H.from_text(text)) == text
+
+
+# ------------------------------------------------------------------------------- hostile
+
+
+def test_records_of_the_wrong_shape_or_that_are_no_files_are_skipped_with_warnings(
+    tmp_path: Path,
+) -> None:
+    paths = account_with_two_tasks(tmp_path, noise=False)
+    account = tmp_path / ORG / ACCOUNT
+    (account / "local_text.json").write_text("not json")
+    (account / "local_types.json").write_text(
+        json.dumps({**record("local_types", CLI_TASK, created=1, last=1), "createdAt": "yesterday"})
+    )
+    os.mkfifo(account / "local_fifo.json")
+    with warnings.catch_warnings(record=True) as record_:
+        warnings.simplefilter("always")
+        found = H.store(tmp_path).discover()
+    assert sorted(d.reference for d in found) == sorted(str(p) for p in paths.values())
+    messages = said(record_)
+    assert len(messages) == 2
+    assert "FIFO" in messages[0] and "local_fifo.json" in messages[0]
+    assert messages[1].startswith("skipping 2 Cowork record(s)")
+
+
+def test_the_audit_log_and_its_key_are_never_carried(tmp_path: Path) -> None:
+    paths = account_with_two_tasks(tmp_path / "a", noise=False)
+    folder = paths["task"].with_suffix("")
+    (folder / ".audit-key").write_text("SECRET-KEY-7f3a")
+    native = H.store(tmp_path / "a").load(str(paths["task"]))
+    assert "SECRET-KEY-7f3a" not in H.to_text(native) and "hmac" not in H.to_text(native)
+    saved = H.store(tmp_path / "b").save(native)
+    copied = Path(saved.reference).with_suffix("")
+    assert not (copied / ".audit-key").exists() and not (copied / "audit.jsonl").exists()

@@ -81,7 +81,9 @@ def human_text(message: dict[str, Any]) -> str | None:
     """The first line of a human message's text (what a conversation with no name shows)."""
     content = message.get("content")
     blocks: list[Block] = []
-    if isinstance(content, list):
+    if isinstance(content, str):
+        blocks.append(Text(text=content))
+    elif isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "text":
                 text = block.get("text")
@@ -201,7 +203,9 @@ class _Builder:
         raw_blocks = content if isinstance(content, list) and content else None
         role: Role = "user" if sender == "human" else "assistant"
         segments: list[tuple[Role, list[Block]]] = [(role, [])]
-        if raw_blocks is None:
+        if isinstance(content, str) and content:  # (a third-party dump's plain string)
+            segments[-1][1].append(Text(text=content))
+        elif raw_blocks is None:
             text = message.get("text")
             if isinstance(text, str) and text:
                 segments[-1][1].append(Text(text=text))
@@ -228,7 +232,10 @@ class _Builder:
         kind = raw.get("type")
         if kind == "text":
             text = raw.get("text")
-            return Text(text=text) if isinstance(text, str) else None
+            if not isinstance(text, str):
+                self.skip("malformed text")
+                return None
+            return Text(text=text)
         if kind == "thinking":
             thinking = raw.get("thinking")
             return Thinking(text=thinking if isinstance(thinking, str) else "")
@@ -293,6 +300,10 @@ def to_common(native: ExportConversation) -> Transcript:
     meta = meta_of(native)
     builder = _Builder(meta.id)
     builder.last = meta.timestamp
+    found = value.get("chat_messages")
+    if isinstance(found, list):
+        for _ in range(sum(1 for item in found if not isinstance(item, dict))):
+            builder.skip("malformed message")
     for position, message in enumerate(branch(value)):
         builder.message(position, message)
     if builder.skipped:
