@@ -112,7 +112,7 @@ def antigravity_transcripts(draw: st.DrawFn) -> m.Transcript:
         timestamp=draw(micro_stamps),
         cwd=draw(st.none() | non_empty.map(lambda s: "/" + s.replace("\\", "/").lstrip("/"))),
         git_branch=draw(st.none() | non_empty),
-        title=_prompt_title(list(closed)),
+        title=draw(st.none() | non_empty | st.just(_prompt_title(list(closed)))),
         model=first_model,
     )
     return m.Transcript(meta=meta, messages=closed)

@@ -292,7 +292,9 @@ def _scan(harness: Harness[Any], moment: datetime) -> _Scanned:
     error = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TranscriptWarning)
-        if root is not None and exists and not os.path.isdir(root):
+        # (A store with no default place is a file the user names, such as an account export.)
+        names_a_file = harness.info.root is not None and harness.info.root.home is None
+        if root is not None and exists and not os.path.isdir(root) and not names_a_file:
             # A file (or a dangling link) where the harness keeps its store: the harness itself
             # cannot start there either, so it is a failure, not an empty store.
             error = "store root is not a directory"

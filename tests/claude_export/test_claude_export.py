@@ -431,3 +431,14 @@ def test_terminal_escapes_in_a_title_reach_no_terminal(tmp_path: Path, run_cli: 
     shown = run_cli("list", "--from", "claude_export", str(root))
     assert shown.code == 0 and "\x1b" not in shown.stdout and "\x07" not in shown.stdout
     assert "evil" in shown.stdout
+
+
+def test_doctor_reads_an_export_named_by_its_variable_as_a_store(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """An export is a file, not a directory: doctor lists it as the store it is."""
+    export = put_zip(tmp_path / ZIP_NAME, document(stray=False))
+    result = run_cli("doctor", "--json", env={"CLAUDE_EXPORT": str(export)})
+    report = json.loads(result.stdout)
+    (store,) = [s for s in report["stores"] if s["harness"] == "claude_export"]
+    assert (store["exists"], store["sessions"], store["error"]) == (True, 3, None)

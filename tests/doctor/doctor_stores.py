@@ -19,13 +19,17 @@ for _directory in (
     "goose",
     "crush",
     "droid",
+    "antigravity",
+    "cowork",
 ):
     if str(TESTS / _directory) not in sys.path:
         sys.path.insert(0, str(TESTS / _directory))
 
+import agy_fixtures as antigravity  # noqa: E402
 import claude_fixtures as claude  # noqa: E402
 import codex_fixtures as codex  # noqa: E402
 import crush_fixtures as crush  # noqa: E402
+import cowork_fixtures as cowork  # noqa: E402
 import cursor_cli_fixtures as cursor_cli  # noqa: E402
 import dbfixtures as cursor_desktop  # noqa: E402
 import droid_fixtures as droid  # noqa: E402
@@ -139,6 +143,13 @@ def build_all(home: Path) -> dict[str, dict[str, Path]]:
     built["goose"] = {"early": goose.build_early(home / ".local" / "share" / "goose")}
     built["crush"] = {"initial": crush.build_initial(home / ".local" / "share" / "crush")}
     built["droid"] = {"flat": droid.build_flat(home / ".factory")}
+    agy = home / ".gemini" / "antigravity-cli"
+    built["antigravity"] = {
+        "cli": antigravity.write_conversation(agy, antigravity.clean_kitchen_sink())
+    }
+    built["cowork"] = cowork.account_with_two_tasks(
+        home / ".config" / "Claude" / "local-agent-mode-sessions", noise=False
+    )
     # Every other harness: the first of its conformance families that warns about nothing.
     for harness_id, (family, _count) in generic().items():
         built[harness_id] = {
@@ -159,6 +170,8 @@ BY_HAND = (
     "goose",
     "crush",
     "droid",
+    "antigravity",
+    "cowork",
 )
 _generic: dict[str, tuple[family_stores.Family, int]] | None = None
 

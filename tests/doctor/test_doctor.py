@@ -27,10 +27,14 @@ EXPECTED_SESSIONS = {
     "goose": 1,
     "crush": 1,
     "droid": 1,
+    "antigravity": 1,
+    "cowork": 2,
     # every other harness: the conformance family the doctor stores lay out for it
     **{harness: count for harness, (_, count) in ds.generic().items()},
 }
 TOTAL = sum(EXPECTED_SESSIONS.values())
+#: Stores with no default place (a file the user names): listed, never found under a HOME.
+NO_DEFAULT_PLACE = ("claude_export",)
 #: The fixtures' own deliberate defects: a truncated line each, kept and skipped with a warning.
 FIXTURE_WARNINGS = [
     {
@@ -95,8 +99,13 @@ def test_deep_json_over_stores_of_every_fixture_passes_and_changes_nothing(
     assert ds.snapshot(isolated_home) == before  # nothing written, nothing created beside a DB
     assert list(report) == TOP_KEYS
     assert report["ok"] is True
-    assert [list(s) for s in report["stores"]] == [STORE_KEYS] * len(EXPECTED_SESSIONS)
+    assert [list(s) for s in report["stores"]] == [STORE_KEYS] * (
+        len(EXPECTED_SESSIONS) + len(NO_DEFAULT_PLACE)
+    )
     stores = {s["harness"]: s for s in report["stores"]}
+    for harness in NO_DEFAULT_PLACE:
+        unplaced = stores.pop(harness)
+        assert (unplaced["root"], unplaced["exists"], unplaced["sessions"]) == (None, False, 0)
     assert {h: s["sessions"] for h, s in stores.items()} == EXPECTED_SESSIONS
     assert all(s["exists"] and s["error"] is None for s in stores.values())
     assert all(s["warnings"] == 0 and s["first_warning"] is None for s in stores.values())
@@ -109,6 +118,9 @@ def test_deep_json_over_stores_of_every_fixture_passes_and_changes_nothing(
     assert deep["passed"] is True and deep["failures"] == []
     assert deep["warnings"] == FIXTURE_WARNINGS
     for harness, tally in tallies(report).items():
+        if harness in NO_DEFAULT_PLACE:
+            assert tally["sessions"] == 0
+            continue
         count = EXPECTED_SESSIONS[harness]
         read_only = harnesses.info(harness).source_only
         checked = 0 if read_only else count  # a read-only source: load only

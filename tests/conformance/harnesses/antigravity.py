@@ -10,7 +10,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parents[2] / "antigravity"))
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from agy_fixtures import encrypted_files, kitchen_sink, write_conversation
+from agy_fixtures import clean_kitchen_sink, encrypted_files, write_conversation
 
 from conformance.declare import Conformance, Family, HopLimit
 from desktop_strategies import antigravity_transcripts
@@ -18,10 +18,7 @@ from txcript.shared.jsonutil import dumps_compact
 
 
 def _cli(root: Path) -> None:
-    conversation = kitchen_sink()
-    # Without the step of an unknown type: a family reads without a warning.
-    conversation.steps = [s for s in conversation.steps if s.kind != 777]
-    write_conversation(root, conversation)
+    write_conversation(root, clean_kitchen_sink())
 
 
 def _older_app(root: Path) -> None:

@@ -17,15 +17,17 @@
   are not protobuf, is left out with one warning that counts them.
 
 Session metadata: the ``main`` metadata blob's start time, workspace (cwd) and git branch; the
-title of the newest checkpoint, else the first prompt's first line; the model of the first
-planner step (:func:`.steps.model_name`: the number is kept when no name is known).
+title of the newest checkpoint, else the one txcript kept for a copy it wrote (:data:`TITLE_ROW`),
+else the first prompt's first line; the model of the first planner step
+(:func:`.steps.model_name`: the number is kept when no name is known).
 
 **Writing** builds the same steps: one ``USER_INPUT`` per run of prompt blocks, one
 ``PLANNER_RESPONSE`` per run of thinking → text → calls of an assistant message, one tool step
 per result (``RUN_COMMAND`` for Bash, ``VIEW_FILE`` for Read, ``GENERIC`` otherwise, each naming
-its call), with the ``trajectory_meta`` row, the ``main`` blob and the brain folder's display
-mirrors. Tool calls are written under their Common name and input. Everything is derived from
-the transcript: ids are UUIDv5 over the codec's namespace, nothing reads the clock.
+its call), with the ``trajectory_meta`` row, the ``main`` blob, the title row and the brain
+folder's display mirrors. Tool calls are written under their Common name and input. Everything
+is derived from the transcript: ids are UUIDv5 over the codec's namespace, nothing reads the
+clock.
 """
 
 from __future__ import annotations
@@ -84,6 +86,10 @@ HARNESS = "antigravity"
 NAMESPACE = namespace_from_ascii(b"txcript-agy-cli!")
 #: What the CLI writes in ``trajectory_meta`` for a conversation of its own.
 TRAJECTORY_TYPE, TRAJECTORY_SOURCE = 4, 17
+#: The ``trajectory_metadata_blob`` row txcript keeps a copy's title in: a row of its own (the CLI
+#: reads the ``main`` row), since the only title slot of the format, a checkpoint step, is also
+#: a summary of the history for the model.
+TITLE_ROW = "txcript-title"
 #: A user input that only says the model was switched.
 SETTINGS_CHANGE = "<USER_SETTINGS_CHANGE>"
 
@@ -122,18 +128,34 @@ def _decode(conversation: Conversation, *, report: bool) -> _Decoded:
     return out
 
 
-def _main_blob(conversation: Conversation) -> list[pb.Field]:
+def _metadata_row(conversation: Conversation, key: str) -> bytes | None:
     table = conversation.table("trajectory_metadata_blob")
     if table is None:
-        return []
+        return None
     for record in table.records():
         data = record.get("data")
-        if record.get("id", "main") == "main" and isinstance(data, bytes):
-            try:
-                return pb.decode(data)
-            except pb.WireError:
-                return []
-    return []
+        if record.get("id", "main") == key and isinstance(data, bytes):
+            return data
+    return None
+
+
+def _main_blob(conversation: Conversation) -> list[pb.Field]:
+    data = _metadata_row(conversation, "main")
+    if data is None:
+        return []
+    try:
+        return pb.decode(data)
+    except pb.WireError:
+        return []
+
+
+def _written_title(conversation: Conversation) -> tuple[bool, str | None]:
+    """The title txcript kept for a copy it wrote (its own :data:`TITLE_ROW`): ``(True, title)``
+    when the row is there (an empty title is none), ``(False, None)`` when not."""
+    data = _metadata_row(conversation, TITLE_ROW)
+    if data is None:
+        return False, None
+    return True, data.decode("utf-8", "surrogateescape") or None
 
 
 def _cascade_id(conversation: Conversation) -> str | None:
@@ -184,7 +206,7 @@ def _user_blocks(step: st.Step) -> list[Block]:
     return blocks
 
 
-def _title(decoded: _Decoded) -> str | None:
+def _title(conversation: Conversation, decoded: _Decoded) -> str | None:
     found = None
     for step in decoded.steps:
         if step.kind == st.CHECKPOINT:
@@ -195,6 +217,9 @@ def _title(decoded: _Decoded) -> str | None:
                     break
     if found is not None:
         return found
+    kept, title = _written_title(conversation)
+    if kept:
+        return title
     for step in decoded.steps:
         if step.kind == st.USER_INPUT and not _is_settings_change(step):
             return prompt_title(_user_blocks(step))
@@ -220,7 +245,7 @@ def _meta(conversation: Conversation, decoded: _Decoded) -> Meta:
         timestamp=started or EPOCH,
         cwd=_cwd(blob),
         git_branch=branch or None,
-        title=_title(decoded),
+        title=_title(conversation, decoded),
         model=None if model is None else st.model_name(model),
     )
 
@@ -644,7 +669,11 @@ class _Writer:
             Table("executor_metadata", ("id", "data"), ()),
             Table("parent_references", ("id", "data"), ()),
             Table("battle_mode_infos", ("id", "data"), ()),
-            Table("trajectory_metadata_blob", ("id", "data"), (("main", blob),)),
+            Table(
+                "trajectory_metadata_blob",
+                ("id", "data"),
+                (("main", blob), (TITLE_ROW, (meta.title or "").encode("utf-8", "surrogatepass"))),
+            ),
         )
         mirror = "".join(dumps_compact(line) + "\n" for line in self.mirror).encode(
             "utf-8", "surrogatepass"
