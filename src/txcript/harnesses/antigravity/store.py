@@ -256,7 +256,8 @@ class AntigravityStore:
                 f"skipping {foreign} database(s) in {self.conversations} that are not "
                 "Antigravity conversations"
             )
-        gone = [r for r in known if r not in set(references)] if complete else []
+        present = set(references)
+        gone = [r for r in known if r not in present] if complete else []
         cache.update(scope, fresh, gone)
         out.sort(key=lambda d: d.timestamp, reverse=True)
         return out

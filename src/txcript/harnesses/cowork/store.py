@@ -228,7 +228,8 @@ class CoworkStore:
                 f"skipping {len(invalid)} Cowork record(s) that Claude desktop would not show "
                 f"(missing or mistyped required fields), e.g. {invalid[0]}"
             )
-        gone = [r for r in known if r not in set(references)] if complete else []
+        present = set(references)
+        gone = [r for r in known if r not in present] if complete else []
         cache.update(scope, fresh, gone)
         out.sort(key=lambda d: d.timestamp, reverse=True)
         return out
