@@ -132,12 +132,21 @@ def _empty_crush(root: Path) -> None:
         crush_fixtures.build_empty(root, Path(f"/work/project{n}"), root / "projects" / str(n))
 
 
+def _cowork_account(root: Path) -> None:
+    # Claude desktop makes the <org>/<account>/ tree when Cowork is first used; the writer
+    # writes into an account tree and refuses a root without one.
+    (root / "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" / "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e").mkdir(
+        parents=True
+    )
+
+
 #: What a store root must hold before the harness's writer can write into it (the app's own
 #: files, which the app creates on its first run).
 PREPARE: dict[str, Callable[[Path], None]] = {
     "opencode": _empty_opencode,
     "goose": _empty_goose,
     "crush": _empty_crush,
+    "cowork": _cowork_account,
 }
 
 WALK_FLOOR = r"""

@@ -442,3 +442,18 @@ def test_doctor_reads_an_export_named_by_its_variable_as_a_store(
     report = json.loads(result.stdout)
     (store,) = [s for s in report["stores"] if s["harness"] == "claude_export"]
     assert (store["exists"], store["sessions"], store["error"]) == (True, 3, None)
+
+
+def test_a_held_listing_imports_neither_the_store_nor_zip_reading(isolated_home: Path) -> None:
+    """While the export file is unchanged, ``list`` answers from the listing kept under its
+    change token: the store's code (ZIP reading, JSON streaming) is never imported."""
+    from test_startup_imports import imported
+
+    export = put_zip(isolated_home / ZIP_NAME, document(stray=False))
+    old = 1_700_000_000_000_000_000
+    os.utime(export, ns=(old, old))
+    first = imported("list", "--from", "claude_export", str(export), home=isolated_home)
+    assert "txcript.harnesses.claude_export.store" in first
+    again = imported("list", "--from", "claude_export", str(export), home=isolated_home)
+    assert "txcript.harnesses.claude_export.locations" in again
+    assert "txcript.harnesses.claude_export.store" not in again and "zipfile" not in again

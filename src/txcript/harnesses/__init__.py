@@ -346,7 +346,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
             "meta_of": "codec",
             "sniff": "text",
             "open_store": "store:ClaudeExportStore",
-            "change_token": "store",
+            "change_token": "locations",
         },
     ),
     HarnessInfo(

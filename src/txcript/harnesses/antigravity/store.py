@@ -31,30 +31,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import sqlite3
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
-from txcript.harnesses.antigravity import codec
-from txcript.harnesses.antigravity.native import (
-    HARNESS,
-    BrainFile,
-    Cell,
-    Conversation,
-    Table,
-)
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Meta
-from txcript.shared import backups
-from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.cache import metadata_cache
 from txcript.shared.files import (
     MAX_SIDE_FILE_BYTES,
@@ -66,6 +53,15 @@ from txcript.shared.files import (
 )
 from txcript.shared.ids import UUID_IDS, id_problem
 from txcript.shared.text import shown
+
+# A listing of conversations that have not changed reads only the metadata cache: the codec,
+# the body's classes, SQLite and the backups are imported when a database is read or written.
+if TYPE_CHECKING:
+    import sqlite3
+
+    from txcript.harnesses.antigravity.native import BrainFile, Cell, Conversation, Table
+
+HARNESS = "antigravity"
 
 CONVERSATIONS, BRAIN, IMPLICIT = "conversations", "brain", "implicit"
 BUSY_TIMEOUT_ENV = "TXCRIPT_BUSY_TIMEOUT"
@@ -84,7 +80,9 @@ def _busy_timeout() -> float:
 
 
 def _cell(value: object) -> Cell:
-    if isinstance(value, shared_sqlite.InvalidText):
+    from txcript.shared.sqlite import InvalidText
+
+    if isinstance(value, InvalidText):
         return value.raw
     if value is None or isinstance(value, str | bytes | int | float):
         return value
@@ -100,6 +98,11 @@ class NotAConversation(StoreUnreadable):
 
 
 def _read_tables(db: Path) -> tuple[tuple[Table, ...], tuple[str, ...], int]:
+    import sqlite3
+
+    from txcript.harnesses.antigravity.native import Table
+    from txcript.shared import sqlite as shared_sqlite
+
     label = str(db)
     info = shared_sqlite.inspect(db, label)
     if info is None:
@@ -237,6 +240,8 @@ class AntigravityStore:
                     raise LookupError
                 meta = _meta_decoder.decode(entry[1])
             except (LookupError, msgspec.DecodeError, msgspec.ValidationError):
+                from txcript.harnesses.antigravity import codec
+
                 try:
                     meta = codec.meta_of(self._conversation(db, with_brain=False))
                 except NotAConversation:
@@ -264,6 +269,8 @@ class AntigravityStore:
 
     # -- load -------------------------------------------------------------------------------
     def _conversation(self, db: Path, *, with_brain: bool) -> Conversation:
+        from txcript.harnesses.antigravity.native import Conversation
+
         tables, schema, version = _read_tables(db)
         conversation_id = db.stem
         brain = self._brain_files(self.brain / conversation_id) if with_brain else ()
@@ -277,6 +284,8 @@ class AntigravityStore:
 
     @staticmethod
     def _brain_files(directory: Path) -> tuple[BrainFile, ...]:
+        from txcript.harnesses.antigravity.native import BrainFile
+
         if directory.is_symlink() or not directory.is_dir():
             return ()
         out: list[BrainFile] = []
@@ -324,7 +333,11 @@ class AntigravityStore:
                 "refusing to overwrite it (pass --force to replace it)"
             )
         if exists:
+            from txcript.shared import backups
+
             backups.check_settings()
+        import tempfile
+
         created = [d for d in (self.root, self.conversations, self.brain) if not os.path.lexists(d)]
         temp_brain: Path | None = None
         temp_db: Path | None = None
@@ -377,6 +390,10 @@ class AntigravityStore:
                     "link; nothing was deleted"
                 )
             removing.append(brain)
+        import shutil
+
+        from txcript.shared import backups
+
         backup = backups.create_files(
             removing, harness=HARNESS, operation="delete", session=conversation_id
         )
@@ -441,6 +458,8 @@ def _build_brain(directory: Path, conversation: Conversation) -> None:
 
 
 def _build_database(db: Path, conversation: Conversation) -> None:
+    import sqlite3
+
     try:
         conn = sqlite3.connect(db, isolation_level=None)
         try:
@@ -479,6 +498,10 @@ def _install(
 ) -> None:
     """Rename the built brain folder, then the built database, into place. A conversation
     being replaced is backed up and moved aside first, and put back if a rename fails."""
+    import shutil
+
+    from txcript.shared import backups
+
     aside: list[tuple[Path, Path]] = []
     backup = None
     if replacing:
@@ -515,6 +538,8 @@ def _install(
 
 
 def _clean(temp_brain: Path | None, temp_db: Path | None, created: list[Path]) -> None:
+    import shutil
+
     if temp_brain is not None:
         shutil.rmtree(temp_brain, ignore_errors=True)
     if temp_db is not None:

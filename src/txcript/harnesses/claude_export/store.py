@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
-import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -34,14 +32,12 @@ from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreUnreadable, Unconvertible
 from txcript.harnesses.base import Discovered, Saved
 from txcript.harnesses.claude_export import codec
+from txcript.harnesses.claude_export.locations import CONVERSATIONS, change_token, export_file
 from txcript.harnesses.claude_export.native import HARNESS, ExportConversation
-from txcript.shared.files import MAX_DOCUMENT_BYTES, file_key, modified_at, open_regular
+from txcript.shared.files import MAX_DOCUMENT_BYTES, modified_at, open_regular
 from txcript.shared.jsonstream import array_elements
 from txcript.shared.jsonutil import loads_strict
 
-CONVERSATIONS = "conversations.json"
-#: A file written this recently (ns) may be written again without its mtime moving.
-_SETTLED_NS = 2_000_000_000
 #: What separates the export's path, the element's offset and the conversation id in a reference.
 _SEPARATOR = "::"
 
@@ -65,30 +61,6 @@ class _Head(msgspec.Struct, gc=False):
 
 _head = msgspec.json.Decoder(_Head)
 _human = msgspec.json.Decoder(_Human)
-
-
-def change_token(root: Path) -> str:
-    """The export file's identity and ``"<mtime ns>:<size>"``: a listing kept under it stands
-    while the export is the same file, untouched. ``""`` (no token) for a file written in the
-    last two seconds, which could change again without its mtime moving."""
-    try:
-        target = _export_file(root)
-        status = os.stat(target)
-    except (OSError, BadInput):
-        return ""
-    if status.st_mtime_ns >= time.time_ns() - _SETTLED_NS:
-        return ""
-    return f"{status.st_dev}:{status.st_ino}:{file_key(status)}"
-
-
-def _export_file(root: Path) -> Path:
-    """The file that holds the export: ``root`` itself, or its folder's ``conversations.json``."""
-    if root.is_dir():
-        inner = root / CONVERSATIONS
-        if not inner.is_file():
-            raise BadInput(f"{root} is not a Claude export (it holds no {CONVERSATIONS})")
-        return inner
-    return root
 
 
 def _reference(root: Path, offset: int, conversation_id: str) -> str:
@@ -116,9 +88,11 @@ class ClaudeExportStore:
         """The ``conversations.json`` stream and the label errors name it by."""
         if not os.path.lexists(self.root):
             raise BadInput(f"no Claude export at {self.root}")
-        target = _export_file(self.root)
+        target = export_file(self.root)
         handle = open_regular(target)
         try:
+            import zipfile  # (only for an export read now: a held listing needs none of this)
+
             head = handle.read(4)
             handle.seek(0)
             archive = head.startswith(b"PK\x03\x04") or zipfile.is_zipfile(handle)
@@ -139,7 +113,7 @@ class ClaudeExportStore:
     def discover(self) -> list[Discovered]:
         updated = None
         with contextlib.suppress(OSError, BadInput):
-            updated = modified_at(os.stat(_export_file(self.root)))
+            updated = modified_at(os.stat(export_file(self.root)))
         out: list[Discovered] = []
         skipped = 0
         for offset, data in self._elements():
@@ -259,6 +233,8 @@ class _Prefixed:
 
 @contextlib.contextmanager
 def _zip_member(handle: IO[bytes], label: Path) -> Iterator[tuple[IO[bytes], str]]:
+    import zipfile
+
     try:
         archive = zipfile.ZipFile(handle)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:

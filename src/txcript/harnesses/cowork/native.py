@@ -12,9 +12,12 @@ the store chooses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from txcript.shared.claude_jsonl.native import ClaudeSession
+from txcript.shared.jsonutil import try_loads
+
+if TYPE_CHECKING:  # (the transcript's lines are imported only to read or write one)
+    from txcript.shared.claude_jsonl.native import ClaudeSession
 
 HARNESS = "cowork"
 #: The record fields Claude desktop's validator requires (a record without one is not shown).
@@ -41,6 +44,12 @@ class CoworkTask:
     agent: bool = False
     #: The ``.claude/projects/`` directory the transcript is in (never rebuilt from the cwd).
     project: str | None = None
+
+
+def record_value(data: bytes) -> dict[str, Any] | None:
+    """A record's bytes parsed: the JSON object, or None when they are not one."""
+    value = try_loads(data)
+    return value if isinstance(value, dict) else None
 
 
 def record_problem(value: Any) -> str | None:

@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import time
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -40,15 +38,15 @@ import msgspec
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
-from txcript.harnesses.cowork import codec
-from txcript.harnesses.cowork.native import HARNESS, TASK_DIRS, CoworkTask, record_problem
-from txcript.harnesses.cowork.text import record_value
+from txcript.harnesses.cowork.native import (
+    HARNESS,
+    TASK_DIRS,
+    CoworkTask,
+    record_problem,
+    record_value,
+)
 from txcript.model import Meta
-from txcript.shared import backups
 from txcript.shared.cache import metadata_cache
-from txcript.shared.claude_jsonl.meta import scan_head
-from txcript.shared.claude_jsonl.native import ClaudeSession, parse_lines, render_text
-from txcript.shared.claude_jsonl.projects import encode_project
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     MAX_SIDE_FILE_BYTES,
@@ -60,8 +58,10 @@ from txcript.shared.files import (
     read_regular,
 )
 from txcript.shared.ids import COWORK_IDS, UUID_IDS
-from txcript.shared.jsonutil import try_loads
 from txcript.shared.text import shown
+
+# A listing of tasks that have not changed reads only the metadata cache: the Claude Code codec
+# and the backups are imported when a task is read or written.
 
 AGENT = "agent"
 PROJECTS = (".claude", "projects")
@@ -75,6 +75,8 @@ NOTE = (
 
 def new_session_id() -> str:
     """A fresh Cowork task id (``local_`` and a random UUID)."""
+    import uuid
+
     return f"local_{uuid.uuid4()}"
 
 
@@ -241,6 +243,10 @@ class CoworkStore:
         value = record_value(data)
         if record_problem(value) is not None:
             return None, "", 0
+        from txcript.harnesses.cowork import codec
+        from txcript.shared.claude_jsonl.meta import scan_head
+        from txcript.shared.jsonutil import try_loads
+
         transcript = transcript_path(path.with_suffix(""), value)
         key = self._fingerprint(path, transcript)
         claude = None
@@ -266,6 +272,8 @@ class CoworkStore:
 
     # -- load -------------------------------------------------------------------------------
     def load(self, reference: str) -> CoworkTask:
+        from txcript.shared.claude_jsonl.native import ClaudeSession, parse_lines
+
         path = Path(reference)
         if not os.path.lexists(path):
             raise BadInput(f"reading {reference}: no such Cowork task record")
@@ -339,6 +347,9 @@ class CoworkStore:
         transcript: Path | None = None
         data = b""
         if native.transcript is not None:
+            from txcript.shared.claude_jsonl.native import render_text
+            from txcript.shared.claude_jsonl.projects import encode_project
+
             cli_id = UUID_IDS.check(native.transcript.session_id, "Claude Code")
             cwd = native.value.get("cwd") if native.value else None
             project = native.project or encode_project(cwd if isinstance(cwd, str) else "") or "-"
@@ -355,6 +366,8 @@ class CoworkStore:
                 f"a Cowork task {task_id} already exists at {record}; refusing to overwrite it "
                 "(pass --force to replace it)"
             )
+        from txcript.shared import backups
+
         backup = None
         if exists:
             present = [p for p in (record, folder) if os.path.lexists(p)]
@@ -407,6 +420,10 @@ class CoworkStore:
                     "directory of the store; nothing was deleted"
                 )
             removing.append(folder)
+        import shutil
+
+        from txcript.shared import backups
+
         backup = backups.create_files(
             removing, harness=HARNESS, operation="delete", session=real.stem
         )

@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from txcript.errors import Malformed
-from txcript.harnesses.cowork.native import HARNESS, CoworkTask
+from txcript.harnesses.cowork.native import HARNESS, CoworkTask, record_value
 from txcript.shared.claude_jsonl.native import ClaudeSession, parse_lines, render_text
-from txcript.shared.jsonutil import dumps_pretty, loads_strict, try_loads
+from txcript.shared.jsonutil import dumps_pretty, loads_strict
 from txcript.shared.sqlcells import CellError, bytes_from_json, bytes_to_json
 
 
@@ -51,11 +51,6 @@ def _optional_string(document: dict[str, Any], name: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise _malformed(f"`{name}` must be a string")
     return value
-
-
-def record_value(data: bytes) -> dict[str, Any] | None:
-    value = try_loads(data)
-    return value if isinstance(value, dict) else None
 
 
 def from_text(text: str) -> CoworkTask:
