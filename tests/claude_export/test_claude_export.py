@@ -323,7 +323,7 @@ def test_a_path_needs_one_harness(tmp_path: Path, run_cli: RunCli) -> None:
     result = run_cli("list", str(export))
     assert result.code == 2 and "--from H" in result.stderr
     missing = run_cli("list", "--from", "claude_export", str(tmp_path / "nope.zip"))
-    assert missing.code == 2 and "no Claude account export store at" in missing.stderr
+    assert missing.code == 2 and "no Claude export store at" in missing.stderr
 
 
 @pytest.mark.parametrize(

@@ -394,3 +394,31 @@ def test_the_audit_log_and_its_key_are_never_carried(tmp_path: Path) -> None:
     saved = H.store(tmp_path / "b").save(native)
     copied = Path(saved.reference).with_suffix("")
     assert not (copied / ".audit-key").exists() and not (copied / "audit.jsonl").exists()
+
+
+def test_a_write_refused_at_the_record_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record goes last; when it cannot be written, the transcript and the task's folders
+    written before it are taken back."""
+    from txcript.errors import StoreError
+    from txcript.shared import files as shared_files
+
+    (tmp_path / ORG / ACCOUNT).mkdir(parents=True)
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    real = shared_files.write_atomic
+
+    def failing(path: Path, data: bytes, **kwargs: object) -> None:
+        if path.suffix == ".json":
+            raise StoreError(f"writing {path}: no space left on device")
+        real(path, data, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shared_files, "write_atomic", failing)
+    with pytest.raises(StoreError, match="no space left"):
+        H.store(tmp_path).save(H.from_common(copy_of(EXPECTED_TASK, "local_copy")))
+    after = sorted(
+        p.relative_to(tmp_path).as_posix()
+        for p in tmp_path.rglob("*")
+        if not p.relative_to(tmp_path).as_posix().startswith("txcript-data")
+    )
+    assert after == before

@@ -334,7 +334,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
     ),
     HarnessInfo(
         "claude_export",
-        "Claude account export",
+        "Claude export",
         ("claude_ai_export", "claude_data_export"),
         "txcript.harnesses.claude_export",
         has_store=True,
