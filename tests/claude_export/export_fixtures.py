@@ -61,13 +61,14 @@ def text(value: str) -> dict[str, Any]:
     }
 
 
-def branched() -> dict[str, Any]:
+def branched(*, attachments: bool = True) -> dict[str, Any]:
     """An edited reply: two assistant branches under one prompt; the later leaf is current.
 
     The later branch searches (a call and a result with no ids, in one message, then text),
-    and the prompt carries an attachment with extracted text and a file with only its name.
+    and (``attachments``) the prompt carries an attachment with extracted text and a file with
+    only its name.
     """
-    return {
+    conversation = {
         "uuid": BRANCHED,
         "name": "Why does the parser fail?",
         "summary": "",
@@ -146,6 +147,9 @@ def branched() -> dict[str, Any]:
             ),
         ],
     }
+    if not attachments:
+        conversation["chat_messages"][0].update(attachments=[], files=[])  # type: ignore[index]
+    return conversation
 
 
 def marked() -> dict[str, Any]:
@@ -190,14 +194,16 @@ def old_style() -> dict[str, Any]:
     }
 
 
-def conversations(*, stray: bool = True) -> list[Any]:
+def conversations(*, stray: bool = True, attachments: bool = True) -> list[Any]:
     """The three conversations, and (``stray``) an element that is no conversation, which a
     listing counts in one warning."""
-    return [branched(), marked(), old_style(), *([42] if stray else [])]
+    return [branched(attachments=attachments), marked(), old_style(), *([42] if stray else [])]
 
 
-def document(indent: int | None = 2, *, stray: bool = True) -> bytes:
-    return json.dumps(conversations(stray=stray), indent=indent, ensure_ascii=False).encode()
+def document(indent: int | None = 2, *, stray: bool = True, attachments: bool = True) -> bytes:
+    return json.dumps(
+        conversations(stray=stray, attachments=attachments), indent=indent, ensure_ascii=False
+    ).encode()
 
 
 def put_zip(path: Path, data: bytes | None = None) -> Path:

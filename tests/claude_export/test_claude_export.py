@@ -457,3 +457,14 @@ def test_a_held_listing_imports_neither_the_store_nor_zip_reading(isolated_home:
     again = imported("list", "--from", "claude_export", str(export), home=isolated_home)
     assert "txcript.harnesses.claude_export.locations" in again
     assert "txcript.harnesses.claude_export.store" not in again and "zipfile" not in again
+
+
+def test_a_folder_the_zip_was_saved_in_is_the_export(tmp_path: Path, run_cli: RunCli) -> None:
+    downloads = tmp_path / "downloads"
+    put_zip(downloads / ZIP_NAME, document(stray=False))
+    (downloads / "holiday.zip").write_bytes(b"PK\x03\x04 not an export")  # another ZIP: ignored
+    found, _ = listed(downloads)
+    assert sorted(d.meta_id for d in found) == sorted(EXPECTED)  # type: ignore[attr-defined]
+    put_zip(downloads / "claude-ai-data-2025-01-01.zip", document(stray=False))
+    two = run_cli("list", "--from", "claude_export", str(downloads))
+    assert two.code == 2 and "holds 2 Claude exports" in two.stderr

@@ -1,41 +1,39 @@
-"""The Claude account export's conformance declaration: the export as a ZIP, as its unzipped
-folder, and as a bare ``conversations.json``. A read-only source: every write contract is
-skipped for that reason."""
+"""The Claude account export, as the ZIP it is downloaded as (in the folder it was saved in), as
+its unzipped folder, and as a bare ``conversations.json``. A read-only source."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "claude_export"))
-sys.path.insert(0, str(Path(__file__).parents[2]))
+from declare import READ_ONLY, Conformance, Family, use_fixtures
 
-from export_fixtures import document, put_folder, put_zip
+use_fixtures("claude_export")
+from export_fixtures import ZIP_NAME, document, put_zip  # noqa: E402
 
-from conformance.declare import Conformance, Family
-
-READ_ONLY = "read-only source: an account export is never written (no from_common, no save)"
-
-
-def _zip(root: Path) -> None:
-    put_zip(root, document(stray=False))
+#: The conversations without attachments: an attachment is an artifact, which the exchange a hop
+#: compares leaves out and every writer keeps as text (tests/claude_export reads them exactly).
+CONVERSATIONS = dict(stray=False, attachments=False)
 
 
-def _folder(root: Path) -> None:
-    put_folder(root, document(indent=None, stray=False))
+def saved_zip(root: Path) -> None:
+    put_zip(root / ZIP_NAME, document(**CONVERSATIONS))
 
 
-def _bare(root: Path) -> None:
-    root.parent.mkdir(parents=True, exist_ok=True)
-    root.write_bytes(document(stray=False))
+def unzipped(root: Path) -> None:
+    (root / "conversations.json").write_bytes(document(indent=None, **CONVERSATIONS))
+    (root / "users.json").write_text("[]")
+
+
+def bare(root: Path) -> None:
+    (root / "conversations.json").write_bytes(document(**CONVERSATIONS))
 
 
 CONFORMANCE = Conformance(
     harness="claude_export",
     families=(
-        Family("zip", _zip, sessions=3),
-        Family("unzipped folder", _folder, sessions=3),
-        Family("bare conversations.json", _bare, sessions=3),
+        Family("zip", saved_zip, sessions=3),
+        Family("unzipped-folder", unzipped, sessions=3),
+        Family("indented-conversations-json", bare, sessions=3),
     ),
     skips={
         "store-round-trip": READ_ONLY,
@@ -43,8 +41,5 @@ CONFORMANCE = Conformance(
         "codec-deterministic": READ_ONLY,
         "write-preflight": READ_ONLY,
         "write-refused-halfway": READ_ONLY,
-        "hostile-ids": READ_ONLY + "; ids are only looked up, never made into paths",
-        "hop": READ_ONLY + "; nothing converts into it (its hops out are tests/cross)",
     },
-    env=lambda root: {"CLAUDE_EXPORT": str(root)},
 )

@@ -1,53 +1,42 @@
-"""Cowork's conformance declaration: one account with two tasks (one under agent/)."""
+"""Cowork: one account with two tasks, one in the account's tree and one under its agent/."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "cowork"))
-sys.path.insert(0, str(Path(__file__).parents[2]))
+from declare import Conformance, Family, HopLimit, use_fixtures
 
-from cowork_fixtures import account_with_two_tasks
+use_fixtures("cowork")
+from cowork_fixtures import ACCOUNT, ORG, account_with_two_tasks  # noqa: E402
 
-from conformance.declare import Conformance, Family, HopLimit
-from desktop_strategies import cowork_transcripts
-from txcript.shared.claude_jsonl.writer import RESULT_BLOCK_TYPES
-from txcript.shared.jsonutil import dumps_compact
+from desktop_strategies import cowork_transcripts  # noqa: E402
 
 
-def _two_tasks(root: Path) -> None:
+def two_tasks(root: Path) -> None:
     account_with_two_tasks(root, noise=False)
 
 
-def _claude_output(value: Any) -> Any:
-    """A result's output as Claude Code's writer keeps it (Cowork's transcript is Claude Code's):
-    text, or an array of API blocks; any other JSON as its compact text."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(
-        isinstance(item, dict) and item.get("type") in RESULT_BLOCK_TYPES for item in value
-    ):
-        return value
-    return dumps_compact(value)
+def an_account(root: Path) -> None:
+    """Claude desktop makes the account's tree when Cowork is first used; a write goes into an
+    account and is refused where there is none."""
+    (root / ORG / ACCOUNT).mkdir(parents=True, exist_ok=True)
 
 
-def _as_claude_code(exchange: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def _unsigned_thinking_is_text(items: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
     return [
-        tuple(_claude_output(v) if isinstance(v, dict | list) else v for v in item)
-        for item in exchange
+        ("text", "assistant", item[1]) if item[0] == "thinking" and not item[2] else item
+        for item in items
     ]
 
 
 CONFORMANCE = Conformance(
     harness="cowork",
-    families=(Family("account with two tasks", _two_tasks, sessions=2),),
+    families=(Family("account-with-two-tasks", two_tasks, sessions=2),),
     representable=cowork_transcripts(),
+    fresh_root=an_account,
     hop_limit=HopLimit(
-        "a task's transcript is Claude Code's, which keeps a tool's output as text or an array "
-        "of API blocks",
-        _as_claude_code,
+        "a task's transcript is Claude Code's, whose API refuses a thinking block without its "
+        "signature on resume, so reasoning that arrives unsigned is written as text",
+        _unsigned_thinking_is_text,
     ),
-    env=lambda root: {"COWORK_SESSIONS_DIR": str(root)},
 )

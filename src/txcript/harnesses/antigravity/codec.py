@@ -474,6 +474,8 @@ class _Writer:
         self.rows: list[tuple[Cell, ...]] = []
         self.mirror: list[dict[str, Any]] = []
         self.tools: dict[str, ToolUse] = {}
+        #: Ids of the slash commands users ran (written as prompt text, their output too).
+        self.commands: set[str] = set()
 
     def add(
         self,
@@ -512,9 +514,14 @@ class _Writer:
 
     # -- user ---------------------------------------------------------------------------
     def user(self, message: Message) -> None:
+        """A user message: its results as tool steps, the rest as prompts. A slash command the
+        user ran has no step of its own: it is the prompt text that ran it, and its output the
+        user's text after it."""
         prompt: list[Block] = []
         for block in message.content:
-            if isinstance(block, ToolResult):
+            if isinstance(block, ToolUse) and isinstance(block.tool, Command):
+                self.commands.add(block.id)
+            if isinstance(block, ToolResult) and block.tool_use_id not in self.commands:
                 if prompt:
                     self.prompt(message, prompt)
                     prompt = []

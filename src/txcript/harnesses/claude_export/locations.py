@@ -29,11 +29,22 @@ def change_token(root: Path) -> str:
     return f"{status.st_dev}:{status.st_ino}:{file_key(status)}"
 
 
+#: The names the export's ZIP is downloaded under (newer, then older exports).
+ZIP_PATTERNS = ("data-*.zip", "claude-ai-data-*.zip")
+
+
 def export_file(root: Path) -> Path:
-    """The file that holds the export: ``root`` itself, or its folder's ``conversations.json``."""
-    if root.is_dir():
-        inner = root / CONVERSATIONS
-        if not inner.is_file():
-            raise BadInput(f"{root} is not a Claude export (it holds no {CONVERSATIONS})")
+    """The file that holds the export: ``root`` itself; in a folder, its ``conversations.json``
+    (an unzipped export), else the one export ZIP it holds (a folder the ZIP was saved in)."""
+    if not root.is_dir():
+        return root
+    inner = root / CONVERSATIONS
+    if inner.is_file():
         return inner
-    return root
+    found = sorted({p for pattern in ZIP_PATTERNS for p in root.glob(pattern) if p.is_file()})
+    if len(found) == 1:
+        return found[0]
+    if found:
+        names = ", ".join(p.name for p in found[:5])
+        raise BadInput(f"{root} holds {len(found)} Claude exports ({names}); name one of them")
+    raise BadInput(f"{root} is not a Claude export (it holds no {CONVERSATIONS} and no export ZIP)")
