@@ -200,8 +200,8 @@ def test_discovery_lists_what_a_load_gives_and_skips_encrypted_and_foreign_files
     )
     assert listed.git_branch == meta.git_branch and listed.reference == str(db)
     assert said(record) == [
-        f"skipping 3 encrypted Antigravity conversation file(s) (*.pb) under {tmp_path}: the "
-        "older app's format cannot be read",
+        "skipping 3 encrypted Antigravity conversation file(s) (*.pb): the older app's format "
+        "cannot be read",
         f"skipping 1 database(s) in {tmp_path / 'conversations'} that are not Antigravity "
         "conversations",
     ]

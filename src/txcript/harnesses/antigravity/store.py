@@ -205,9 +205,10 @@ class AntigravityStore:
     def discover(self) -> list[Discovered]:
         encrypted = self._encrypted()
         if encrypted:
+            # (Named by the store, not its path: the same store warns the same wherever it is.)
             warn(
-                f"skipping {encrypted} encrypted Antigravity conversation file(s) (*.pb) under "
-                f"{self.root}: the older app's format cannot be read"
+                f"skipping {encrypted} encrypted Antigravity conversation file(s) (*.pb): the "
+                "older app's format cannot be read"
             )
         return self._listed(self._databases(), complete=True)
 
