@@ -57,13 +57,16 @@ def _prompt_title(messages: list[m.Message]) -> str | None:
 
 @st.composite
 def antigravity_transcripts(draw: st.DrawFn) -> m.Transcript:
-    """A prompt, then assistant turns of [thinking?, text?, calls*] each answered (or not) by a
+    """A prompt, then assistant turns of thinking, text and calls each answered (or not) by a
     message of results, and prompts of texts and images."""
     messages: list[m.Message] = []
     calls = 0
     units = ["prompt", *draw(st.lists(st.sampled_from(["prompt", "assistant"]), max_size=5))]
     for unit in units:
         stamp = draw(micro_stamps)
+        if unit == "assistant" and messages and messages[-1].role == "assistant":
+            # (Planner steps of one instant are one message: keep two messages apart.)
+            stamp = stamp if stamp != messages[-1].timestamp else stamp + timedelta(microseconds=1)
         if unit == "prompt":
             said = draw(
                 st.lists(
@@ -74,17 +77,19 @@ def antigravity_transcripts(draw: st.DrawFn) -> m.Transcript:
             shown = draw(st.lists(images, max_size=2))
             messages.append(m.Message(role="user", content=(*said, *shown), timestamp=stamp))
             continue
+        # Blocks in any order: one planner step holds thinking, text, calls in that order, and
+        # a message in another order is written as steps of one instant, read as one message.
         content: list[m.Block] = []
-        if draw(st.booleans()):
-            thinking = m.Thinking(text=draw(non_empty), signature=draw(st.none() | texts))
-            content.append(thinking)
-        if draw(st.booleans()):
-            content.append(m.Text(text=draw(texts)))
         used = []
-        for tool in draw(st.lists(model_tools, max_size=3)):
-            calls += 1
-            used.append(f"call-{calls}")
-            content.append(m.ToolUse(id=used[-1], tool=tool))
+        for kind in draw(st.lists(st.sampled_from(["thinking", "text", "tool"]), max_size=5)):
+            if kind == "thinking":
+                content.append(m.Thinking(text=draw(non_empty), signature=draw(st.none() | texts)))
+            elif kind == "text":
+                content.append(m.Text(text=draw(texts)))
+            else:
+                calls += 1
+                used.append(f"call-{calls}")
+                content.append(m.ToolUse(id=used[-1], tool=draw(model_tools)))
         number = draw(st.none() | st.integers(0, 2**31))
         messages.append(
             m.Message(

@@ -26,7 +26,16 @@ CONFORMANCE = Conformance(
     harness="antigravity",
     families=(
         Family("cli", cli, sessions=1),
-        Family("older-app-with-encrypted-pb", older_app, sessions=1),
+        Family(
+            "older-app-with-encrypted-pb",
+            older_app,
+            sessions=1,
+            skips={
+                "hostile-input": "this data directory warns on every listing (the encrypted "
+                ".pb files it holds are counted), beside the one warning a damaged database "
+                "gives; the same damage is tested on the cli family"
+            },
+        ),
     ),
     representable=antigravity_transcripts(),
     hop_limit=HopLimit(

@@ -6,7 +6,9 @@
   question of the agent, and its images. An input that is a model switch
   (``<USER_SETTINGS_CHANGE>``) is bookkeeping, not a prompt.
 * ``PLANNER_RESPONSE`` → an assistant message: thinking (with its signature), text, the tool
-  calls, the stop reason; the metadata gives its time, usage and model.
+  calls, the stop reason; the metadata gives its time, usage and model. Planner steps that
+  follow one another at the very same instant are one message (how a writer keeps a message
+  whose blocks come in an order one step cannot hold, such as text after calls).
 * a tool step (``RUN_COMMAND``, ``VIEW_FILE``, ``GENERIC``, …) → the result of the call its
   metadata names: consecutive tool steps are one user message. Status ``7`` (error) and ``6``
   (canceled) are ``is_error``; ``1`` (pending) is a call still running, with no result yet. A
@@ -324,6 +326,9 @@ class _Builder:
         self.calls: set[str] = set()
         self.last = meta.timestamp
         self.skipped: dict[str, int] = {}
+        #: The instant of the planner step the last message was built from, while nothing but
+        #: planner steps followed it (a planner step of the same instant continues it).
+        self.continues: datetime | None = None
 
     def stamp(self, step: st.Step) -> datetime:
         if step.timestamp is not None:
@@ -339,6 +344,7 @@ class _Builder:
     def emit(self, message: Message) -> None:
         self.flush()
         self.messages.append(message)
+        self.continues = None
 
     def build(self, decoded: _Decoded) -> list[Message]:
         for step in decoded.steps:
@@ -376,18 +382,38 @@ class _Builder:
             self.calls.add(call_id)
             tool = type_tool(call.name or "", _arguments(call.arguments))
             blocks.append(ToolUse(id=call_id, tool=tool))
-        self.emit(
-            Message(
-                role="assistant",
-                content=tuple(blocks),
-                timestamp=self.stamp(step),
-                model=None if step.model is None else st.model_name(step.model),
-                stop_reason=_stop_reason(payload, step.status),
-                usage=_usage(step.usage),
-            )
+        message = Message(
+            role="assistant",
+            content=tuple(blocks),
+            timestamp=self.stamp(step),
+            model=None if step.model is None else st.model_name(step.model),
+            stop_reason=_stop_reason(payload, step.status),
+            usage=_usage(step.usage),
         )
+        previous = self.messages[-1] if self.messages and not self.results else None
+        if (
+            previous is not None
+            and self.continues is not None
+            and step.timestamp is not None
+            and step.timestamp == self.continues
+        ):
+            # The next part of the same response: one message whose blocks came in an order
+            # one planner step cannot hold (text after calls) is written as adjacent steps of
+            # one instant.
+            self.messages[-1] = Message(
+                role="assistant",
+                content=previous.content + message.content,
+                timestamp=previous.timestamp,
+                model=previous.model if previous.model is not None else message.model,
+                stop_reason=message.stop_reason or previous.stop_reason,
+                usage=message.usage or previous.usage,
+            )
+        else:
+            self.emit(message)
+        self.continues = step.timestamp
 
     def tool(self, step: st.Step) -> None:
+        self.continues = None
         call = step.call
         call_id = (call.id if call is not None else None) or uuid5(
             NAMESPACE, f"{self.session}:{step.index}:call"
