@@ -278,3 +278,30 @@ def test_continue_into_antigravity_prints_the_resume_command(
         warnings.simplefilter("ignore")
         assert [d.meta_id for d in H.store(root).discover()] == [written["id"]]
     assert (root / "brain" / written["id"]).is_dir()
+
+
+def test_a_message_with_text_after_its_call_reads_back_as_one_message() -> None:
+    """One planner step holds thinking, text and calls in that order, so a message with text
+    after its call is written as two steps. Read back as two messages, its call (still running
+    at the end of the session) looked answered by nothing mid-session, and the next writer
+    closed it with an error result the session never had (found by the conformance hop
+    Codex → Antigravity → Codex). Steps of one instant are one message."""
+    call = m.ToolUse(id="call-1", tool=m.Bash(command="make"))
+    last = m.Message(
+        role="assistant",
+        content=(call, m.Text(text="Building.")),
+        timestamp=source().meta.timestamp,
+        model="antigravity-model-7",
+        stop_reason="end_turn",
+    )
+    prompt = m.Message(role="user", content=(m.Text(text="build it"),), timestamp=last.timestamp)
+    transcript = m.Transcript(
+        meta=m.Meta(
+            id=NEW, timestamp=last.timestamp, title="build it", model="antigravity-model-7"
+        ),
+        messages=(prompt, last),
+    )
+    native = H.from_common(transcript)
+    steps_table = native.table("steps")
+    assert steps_table is not None and len(steps_table.rows) == 3  # prompt + two planner steps
+    assert H.to_common(native) == transcript
