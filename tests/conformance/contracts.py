@@ -162,10 +162,13 @@ def quietly() -> contextlib.AbstractContextManager[None]:
 
 
 def store_root(info: HarnessInfo, home: Path) -> Path:
-    """Where a family's store lives under ``home``: the harness's default root there."""
+    """Where a family's store lives under ``home``: the harness's default root there (for a
+    store with no default place, such as an account export the user names, a folder named for
+    the harness, which its root variable then names)."""
     if not info.has_store or info.root is None:
         return home / DOCUMENTS
-    return info.root.under(home)
+    root = info.root.under(home)
+    return root if root is not None else home / info.id
 
 
 def cli_env(info: HarnessInfo, home: Path, scratch: Path) -> dict[str, str]:

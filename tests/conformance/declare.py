@@ -13,7 +13,8 @@ importable with :func:`use_fixtures`. ``tests/conformance/README.md`` explains t
 
 **Where a family's store is built.** The suite gives ``build`` the harness's default root under a
 fresh home: ``Root.under(home)`` of the registry entry (``<home>/.claude``,
-``<home>/.config/Cursor/User``, ``<home>/.local/share/opencode``, ``<home>/.gemini``, ...). The real
+``<home>/.config/Cursor/User``, ``<home>/.local/share/opencode``, ``<home>/.gemini``, ...; for a
+store with no default place, such as the Claude account export, ``<home>/<id>``). The real
 CLI is pointed at it with ``HOME=<home>`` plus the declared root variable naming it (with the
 entry's ``env_suffix`` taken off: ``GEMINI_CLI_HOME=<home>``), or with :attr:`Conformance.env`
 where that variable means something else (OpenCode's names one database file).
