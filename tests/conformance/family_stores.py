@@ -25,21 +25,25 @@ from txcript.harnesses.declare import HarnessInfo  # noqa: E402
 
 
 def families(exclude: set[str] = frozenset()) -> Iterator[tuple[HarnessInfo, Family]]:  # type: ignore[assignment]
-    """Every declared family of every built harness that keeps a store at a default place
-    (``Root`` with a home path), in registry order, except the harnesses in ``exclude``."""
+    """Every declared family of every built harness that keeps a store, in registry order,
+    except the harnesses in ``exclude``."""
     for info in registered():
         if info.id in exclude or not info.has_store or info.root is None:
             continue
-        if not info.root.home:
-            continue  # a store with no default place (a file the user names)
         conf = declaration(info.id)
         if conf is not None:
             for family in conf.families:
                 yield info, family
 
 
+def has_default_place(info: HarnessInfo) -> bool:
+    """Does the store live somewhere under HOME by default (not only a file the user names)?"""
+    return info.root is not None and bool(info.root.home)
+
+
 def build_at_home(info: HarnessInfo, family: Family, home: Path) -> Path:
-    """Lay ``family`` out where ``info``'s store lives under ``home``; returns the store root."""
+    """Lay ``family`` out where ``info``'s store lives under ``home`` (for a store with no
+    default place, where the suite puts it: name it with the root variable); returns the root."""
     root = store_root(info, home)
     root.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():

@@ -28,8 +28,8 @@ for _directory in (
 import agy_fixtures as antigravity  # noqa: E402
 import claude_fixtures as claude  # noqa: E402
 import codex_fixtures as codex  # noqa: E402
-import crush_fixtures as crush  # noqa: E402
 import cowork_fixtures as cowork  # noqa: E402
+import crush_fixtures as crush  # noqa: E402
 import cursor_cli_fixtures as cursor_cli  # noqa: E402
 import dbfixtures as cursor_desktop  # noqa: E402
 import droid_fixtures as droid  # noqa: E402
@@ -188,7 +188,7 @@ def generic() -> dict[str, tuple[family_stores.Family, int]]:
             for harness in family_stores.registered():
                 if harness.id in BY_HAND or not harness.has_store:
                     continue
-                if harness.root is None or not harness.root.home:
+                if not family_stores.has_default_place(harness):
                     continue
                 chosen = family_stores.quiet_family(harness, Path(scratch))
                 if chosen is not None:

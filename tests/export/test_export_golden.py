@@ -187,8 +187,11 @@ STORES: dict[str, tuple[str, Builder]] = {
 
 def _family(harness_id: str, family: family_stores.Family) -> Builder:
     def build(home: Path) -> dict[str, str]:
-        family_stores.build_at_home(harnesses.info(harness_id), family, home)
-        return {}
+        info = harnesses.info(harness_id)
+        root = family_stores.build_at_home(info, family, home)
+        if family_stores.has_default_place(info) or info.root is None or not info.root.env:
+            return {}
+        return {info.root.env: str(root)}  # a store the user names (an export file)
 
     return build
 
