@@ -256,6 +256,23 @@ REGISTRY: tuple[HarnessInfo, ...] = (
             "new_session_id": "txcript.shared.ids:new_uuid7",
         },
     ),
+    HarnessInfo(
+        "openclaw",
+        "OpenClaw",
+        ("clawdbot", "moltbot"),
+        "txcript.harnesses.pi",
+        has_store=True,
+        can_write=True,
+        executables=("openclaw",),
+        ids="UUID_IDS",
+        root=Root(".openclaw", env="OPENCLAW_STATE_DIR", app_reads_env=True),
+        resume=("openclaw", "resume", "{id}"),
+        layers={
+            "meta_of": "codec",
+            "open_store": "openclaw:OpenClawStore",
+            "refuse_while_running": "openclaw",
+        },
+    ),
     HarnessInfo("grok", "Grok CLI", ("grok_cli", "grokcli", "grok_build")),
     HarnessInfo(
         "goose",

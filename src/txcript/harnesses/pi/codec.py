@@ -66,7 +66,7 @@ from txcript.shared.jsonutil import dumps_compact, is_uint, try_loads
 from txcript.shared.timeutil import format_millis, from_epoch_ms, parse_rfc3339, to_epoch_ms
 
 from . import tools
-from .meta import MetaScan, prompt_of, scan_values
+from .meta import MetaScan, prompt_of, scan_values, with_index
 from .native import CURRENT_VERSION, Line, PiSession, dumps
 from .tree import Item, resolve
 
@@ -117,7 +117,7 @@ def meta_of(native: PiSession) -> Meta:
             needs_head = scan.needs_head
         elif value.get("type") == "session_info":
             scan.feed(value)
-    return scan.meta()
+    return with_index(scan.meta(), native.index_entry)
 
 
 def _time(value: Any) -> datetime | None:

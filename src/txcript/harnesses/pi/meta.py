@@ -17,6 +17,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from txcript.model import Meta, Text, prompt_title
 from txcript.shared.timeutil import EPOCH, parse_rfc3339
 
@@ -114,6 +116,18 @@ class MetaScan:
             title=self.title or self.prompt,
             model=self.model,
         )
+
+
+def with_index(meta: Meta, entry: dict[str, Any] | None) -> Meta:
+    """A session's Meta with what an OpenClaw index entry adds: its ``label``, else its
+    ``displayName``, as the title; its ``modelOverride`` as the model when no line names one."""
+    if entry is None:
+        return meta
+    names = (entry.get("label"), entry.get("displayName"))
+    title = next((v.strip() for v in names if isinstance(v, str) and v.strip()), None)
+    override = entry.get("modelOverride")
+    model = meta.model or (override if isinstance(override, str) and override else None)
+    return msgspec.structs.replace(meta, title=title or meta.title, model=model)
 
 
 def scan_values(values: list[Any], fallback_id: str | None) -> Meta:
