@@ -31,6 +31,7 @@ _STORE_OVERRIDES = (
     *sorted({i.root.env for i in REGISTRY if i.root is not None and i.root.env}),
     # a second override named as an XDG-style variable (Qwen Code's QWEN_HOME)
     *sorted({i.root.xdg[0] for i in REGISTRY if i.root is not None and i.root.xdg}),
+    "OMP_AGENT_DIR",  # oh-my-pi: an extra root of pi's default store
     "XDG_DATA_HOME",
     "XDG_CONFIG_HOME",
     "XDG_STATE_HOME",

@@ -165,7 +165,6 @@ class _Reader:
         #: Whether the last message is a user message built from ``toolResult`` messages only.
         self.results_open = False
         self.skipped = 0
-        self.excluded = 0
 
     def stamp(self, item: Item) -> datetime:
         moment = _time(item.message.get("timestamp")) or _time(item.timestamp) or self.last_time
@@ -220,8 +219,7 @@ class _Reader:
             self.tool_result(item)
         elif role == "bashExecution":
             if message.get("excludeFromContext") is True:
-                self.excluded += 1
-                return
+                return  # a `!!` run: the user kept it from the model, and so from the conversation
             text = bash_text(message)
             self.add(Message(role="user", content=(Text(text),), timestamp=self.stamp(item)))
         elif role in ("custom", "hookMessage"):

@@ -228,6 +228,15 @@ def resolve(native: PiSession) -> Tree:
     context.extend(
         item for entry in path[compaction_at + 1 :] if (item := _item(entry)) is not None
     )
+    if len(context) > 1:
+        # The summary stands for what came before the first message it precedes: it takes that
+        # message's time, so the conversation's times never go back.
+        following = context[1]
+        moment = following.message.get("timestamp", following.timestamp)
+        summary = context[0]
+        context[0] = Item(
+            {**summary.message, "timestamp": moment}, following.timestamp, summary.key
+        )
     return Tree(header, version, entries, path, context, foreign, unknown)
 
 

@@ -1,0 +1,188 @@
+"""The pi and Campfire stores on real directory trees: discovery equals load, saves land where
+the app looks, round trips are byte-lossless, deletes can be undone, and oh-my-pi's sessions
+are listed beside pi's."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pi_fixtures as f
+import pytest
+
+from txcript import harnesses
+from txcript import model as m
+from txcript.errors import BadInput, TxcriptError
+from txcript.harnesses.pi.store import PiStore, open_pi, project_dir_name
+
+PI = harnesses.get("pi")
+CAMPFIRE = harnesses.get("campfire")
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TXCRIPT_DATA_DIR", str(tmp_path / "txcript-data"))
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "txcript-cache"))
+
+
+def _all(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        str(p): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize(
+    "builder", [f.v1, f.v2, f.v3, f.branched, f.compacted, f.compacted_with_tail]
+)
+def test_discovery_lists_what_a_full_load_gives(tmp_path: Path, builder: object) -> None:
+    text = builder()  # type: ignore[operator]
+    sid = PI.from_text(text).lines[0].value["id"]
+    root = tmp_path / "agent"
+    path = f.write_pi(root, sid, text)
+    store = PI.store(root)
+    before = _all(root)
+    (found,) = store.discover()
+    full = PI.to_common(store.load(found.reference))
+    assert found.reference == str(path)
+    assert (found.meta_id, found.timestamp, found.title, found.cwd, found.model) == (
+        full.meta.id,
+        full.meta.timestamp,
+        full.meta.title,
+        full.meta.cwd,
+        full.meta.model,
+    )
+    assert found.harness == "pi"
+    assert _all(root) == before  # reads leave the store as it was
+
+
+def test_store_round_trip_is_byte_lossless(tmp_path: Path) -> None:
+    source = f.write_pi(tmp_path / "a", f.SID_DUP, f.duplicated_header())
+    store = PI.store(tmp_path / "a")
+    with pytest.warns(UserWarning):
+        native = store.load(str(source))
+    fresh = PI.store(tmp_path / "b")
+    saved = fresh.save(native)
+    assert Path(saved.location).read_bytes() == source.read_bytes()
+    assert saved.id == f.SID_DUP
+    relative = Path(saved.location).relative_to(tmp_path / "b")
+    assert relative.parts == (
+        "sessions",
+        "--work-app--",
+        f"2026-11-01T10-00-00-000Z_{f.SID_DUP}.jsonl",
+    )
+
+
+def test_project_directory_names_follow_pi() -> None:
+    assert project_dir_name("/work/app") == "--work-app--"
+    assert project_dir_name("C:\\Users\\u\\p") == "--C--Users-u-p--"
+    assert project_dir_name("\\\\server\\share") == "---server-share--"
+
+
+def test_flat_files_and_other_project_names_are_listed(tmp_path: Path) -> None:
+    """pi writes flat into an explicit session dir; oh-my-pi names project dirs its own way."""
+    sessions = tmp_path / "sessions"
+    (sessions / "omp-style-name").mkdir(parents=True)
+    (sessions / f"x_{f.SID_V3}.jsonl").write_text(f.v3())
+    (sessions / "omp-style-name" / f"{f.SID_V2}.jsonl").write_text(f.v2())
+    (sessions / "notes.jsonl").write_text('{"type": "message"}\n')  # not a pi session
+    (sessions / "link").symlink_to(sessions / "omp-style-name")  # never followed
+    found = PI.store(tmp_path).discover()
+    assert sorted(d.meta_id for d in found) == sorted([f.SID_V3, f.SID_V2])
+
+
+def test_lookup_reads_only_files_named_for_the_prefix(tmp_path: Path) -> None:
+    f.write_pi(tmp_path, f.SID_V3, f.v3())
+    f.write_pi(tmp_path, f.SID_V2, f.v2())
+    store = PI.store(tmp_path)
+    assert [d.meta_id for d in store.lookup("22222222")] == [f.SID_V2]
+    assert store.lookup("ffff") == []
+
+
+def test_oh_my_pi_sessions_are_listed_with_pis_default_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Path(os.environ["HOME"])
+    f.write_pi(home / ".pi" / "agent", f.SID_V3, f.v3())
+    omp = f.write_pi(home / ".omp" / "agent", f.SID_V2, f.v2())
+    store = PI.store()
+    assert store is not None and store.root == home / ".pi" / "agent"
+    found = {d.meta_id: d.reference for d in store.discover()}
+    assert found == {f.SID_V3: found[f.SID_V3], f.SID_V2: str(omp)}
+    # OMP_AGENT_DIR moves it; another root (a copy under --out) has no extra root.
+    monkeypatch.setenv("OMP_AGENT_DIR", str(tmp_path / "elsewhere"))
+    assert [d.meta_id for d in PI.store().discover()] == [f.SID_V3]
+    assert open_pi(tmp_path).extra_roots == ()
+    # Writes go to pi's own root.
+    saved = PI.store().save(PI.from_common(PI.to_common(PI.from_text(f.branched()))))
+    assert Path(saved.location).is_relative_to(home / ".pi" / "agent" / "sessions")
+
+
+def test_campfire_is_the_same_format_under_its_own_home(tmp_path: Path) -> None:
+    path = f.write_pi(tmp_path, f.SID_V3, f.v3())
+    (found,) = CAMPFIRE.store(tmp_path).discover()
+    assert found.harness == "campfire" and found.reference == str(path)
+    assert CAMPFIRE.to_common(CAMPFIRE.store(tmp_path).load(str(path))) == PI.to_common(
+        PI.from_text(f.v3())
+    )
+    assert CAMPFIRE.resume_command(f.SID_V3) == ["campfire", "--session", f.SID_V3]
+    assert PI.resume_command(f.SID_V3) == ["pi", "--session", f.SID_V3]
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "-x", "", "not-a-uuid"])
+def test_hostile_ids_are_refused_before_any_byte(tmp_path: Path, bad: str) -> None:
+    transcript = PI.to_common(PI.from_text(f.v3()))
+    native = PI.from_common(
+        m.Transcript(
+            meta=m.Meta(id=bad, timestamp=transcript.meta.timestamp, cwd="/w"),
+            messages=transcript.messages,
+        )
+    )
+    with pytest.raises(BadInput):
+        PI.store(tmp_path).save(native)
+    assert not any(tmp_path.iterdir())
+
+
+def test_delete_backs_up_and_restore_brings_the_session_back(tmp_path: Path) -> None:
+    from txcript.shared import backups
+
+    path = f.write_pi(tmp_path, f.SID_V3, f.v3())
+    data = path.read_bytes()
+    store = PI.store(tmp_path)
+    store.delete(str(path))
+    assert not path.exists() and store.discover() == []
+    (backup,) = backups.list_backups()
+    backups.restore(backup)
+    assert path.read_bytes() == data
+    with pytest.raises(TxcriptError):
+        store.delete(str(tmp_path / "sessions" / "missing.jsonl"))
+
+
+def test_delete_refuses_outside_the_store_and_non_sessions(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text(f.v3())
+    store = PI.store(tmp_path / "root")
+    f.write_pi(tmp_path / "root", f.SID_V3, f.v3())
+    with pytest.raises(BadInput, match="not inside"):
+        store.delete(str(outside))
+    link = tmp_path / "root" / "sessions" / "--work-app--" / "link.jsonl"
+    link.symlink_to(outside)
+    with pytest.raises(BadInput, match="not inside"):
+        store.delete(str(link))
+    other = tmp_path / "root" / "sessions" / "other.jsonl"
+    other.write_text('{"type":"message"}\n')
+    with pytest.raises(BadInput, match="not a pi session"):
+        store.delete(str(other))
+    assert outside.exists() and other.exists()
+
+
+def test_a_fifo_and_a_directory_named_like_a_session_do_not_hang_or_crash(tmp_path: Path) -> None:
+    directory = tmp_path / "sessions" / "--p--"
+    directory.mkdir(parents=True)
+    os.mkfifo(directory / "fifo.jsonl")
+    (directory / "dir.jsonl").mkdir()
+    f.write_pi(tmp_path, f.SID_V3, f.v3())
+    with pytest.warns(UserWarning, match="FIFO"):
+        found = PiStore(tmp_path).discover()
+    assert [d.meta_id for d in found] == [f.SID_V3]
