@@ -363,3 +363,35 @@ def test_writer_shapes_what_pi_has_no_slot_for() -> None:
     assert back.messages[2].content == (R("t1", '{"files":2}'), R("t2", "ok"))
     assistant = json.loads(PI.to_text(PI.from_common(transcript)).splitlines()[4])["message"]
     assert (assistant["api"], assistant["provider"]) == ("anthropic-messages", "anthropic")
+
+
+def test_reasoning_is_written_in_the_form_pi_replays_safely() -> None:
+    """A signature is pi's thinkingSignature; textless encrypted reasoning from an Anthropic
+    model is a redacted block; any other payload (an OpenAI reasoning item's encrypted content)
+    rides in a key pi ignores: pi parses an OpenAI thinkingSignature as JSON."""
+
+    def written(block: m.Thinking, model: str) -> dict[str, Any]:
+        message = m.Message(role="assistant", content=(block,), timestamp=START, model=model)
+        transcript = m.Transcript(
+            meta=m.Meta(id=f.SID_V3, timestamp=START, title="t", model=model), messages=(message,)
+        )
+        native = PI.from_common(transcript)
+        assert PI.to_common(native) == transcript
+        return json.loads(PI.to_text(native).splitlines()[-1])["message"]["content"][0]
+
+    assert written(m.Thinking(text="t", signature="s"), "claude-opus-4-8") == {
+        "type": "thinking",
+        "thinking": "t",
+        "thinkingSignature": "s",
+    }
+    assert written(m.Thinking(text="", encrypted="E"), "claude-opus-4-8") == {
+        "type": "thinking",
+        "thinking": "",
+        "thinkingSignature": "E",
+        "redacted": True,
+    }
+    assert written(m.Thinking(text="plan", encrypted="gAAA"), "gpt-5") == {
+        "type": "thinking",
+        "thinking": "plan",
+        "txcriptEncrypted": "gAAA",
+    }

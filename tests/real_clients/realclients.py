@@ -27,9 +27,10 @@ CLIENTS = {
     # A read-only source here: the tier checks that txcript reads what the real CLI wrote.
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
     "droid": ("@factory/cli", "0.225.1", "droid"),
+    "pi": ("@mariozechner/pi-coding-agent", "0.73.1", "pi"),
 }
 #: The clients whose harness txcript writes into (the resume matrix); the rest are sources.
-WRITERS = ("claude_code", "codex", "gemini", "opencode", "qwen", "droid")
+WRITERS = ("claude_code", "codex", "gemini", "opencode", "qwen", "droid", "pi")
 #: Packages a pinned client needs beside it. ``@factory/cli@0.225.1`` names its platform binary
 #: ``@factory/cli-linux-x64@0.225.1`` as an optional dependency, but the registry serves that
 #: binary only as 0.225.2 (it reports itself as 0.225.2), so it is named explicitly.

@@ -1,5 +1,5 @@
-"""The real Claude Code, Codex, Gemini, OpenCode, Qwen Code and Factory droid CLIs resume what
-txcript writes, offline.
+"""The real Claude Code, Codex, Gemini, OpenCode, Qwen Code, Factory droid and pi CLIs resume
+what txcript writes, offline.
 
 For every (writer, source) pair, txcript writes the source into the writer's store with
 ``continue --with <writer>``; the pinned client then resumes a **copy** of that store (resuming
@@ -40,6 +40,7 @@ pytestmark = pytest.mark.xdist_group("real_clients")
 TIMEOUT = 180
 PROBE = "probe"  # the prompt each client sends after the resumed history
 CLAUDE_MODEL = "claude-opus-4-5"
+PI_MODEL = "stub-model"
 CODEX_MODEL = "gpt-5"
 GEMINI_MODEL = "gemini-2.5-flash"
 OPENCODE_MODEL = "stub/stub-model"
@@ -106,6 +107,7 @@ def _continue(
         CLAUDE_CONFIG_DIR=str(work / "claude"),
         CODEX_HOME=str(work / "codex"),
         GEMINI_CLI_HOME=str(home),
+        PI_CODING_AGENT_DIR=str(work / "pi"),
         TXCRIPT_DATA_DIR=str(work / "data"),
         TXCRIPT_CACHE_DIR=str(work / "cache"),
     )
@@ -661,6 +663,58 @@ def _a_word(transcript: m.Transcript) -> str:
     return transcript.meta.id
 
 
+# ---------------------------------------------------------------------------------------- pi
+
+
+def pi(work: Path, source: Source, client: Path) -> Outcome:
+    """pi resumes a copy of the agent dir txcript wrote into, in print mode, on one custom
+    provider: the stub, spoken to through pi's Anthropic Messages client (its requests keep each
+    result's error flag). ``--offline`` skips pi's start-up network calls."""
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "pi")
+        transcript = _read_back(env, "pi", written["id"])
+        copy = _copy(work, "pi")
+        provider = {
+            "baseUrl": stub.url,
+            "api": "anthropic-messages",
+            "apiKey": "sk-ant-test-not-a-key",
+            "models": [{"id": PI_MODEL, "input": ["text", "image"], "reasoning": False}],
+        }
+        (copy / "models.json").write_text(json.dumps({"providers": {"stub": provider}}))
+        command = [
+            str(client),
+            *written["resume_command"][1:],
+            "-p",
+            PROBE,
+            "--provider",
+            "stub",
+            "--model",
+            PI_MODEL,
+            "--offline",
+        ]
+        run_env = dict(env, PI_CODING_AGENT_DIR=str(copy), PI_OFFLINE="1")
+        _run(command, work / "project", run_env)
+        bodies = [
+            b for b in stub.bodies("/v1/messages") if isinstance(b, dict) and b.get("messages")
+        ]
+    finally:
+        stub.close()
+    assert bodies, "pi sent no request to the model stub"
+    reasoning = _anthropic_reasoning(bodies[0], source.thinking)
+    seen = _anthropic_seen(bodies[0])
+    filled = seen.pop("filled")
+    # pi never replays a turn that ended in an error or was aborted (an incomplete turn): the
+    # model retries from the last complete one. txcript writes such a turn as it was.
+    replayed = tuple(
+        message
+        for message in transcript.messages
+        if not (message.role == "assistant" and message.stop_reason in ("aborted", "error"))
+    )
+    expected = _expected(m.Transcript(meta=transcript.meta, messages=replayed))
+    return Outcome(expected, seen, reasoning, filled)
+
+
 # ------------------------------------------------------------------------------- the matrix
 
 MATRIX_TEST = "test_the_client_resumes_the_copy_and_rebuilds_every_turn"
@@ -706,6 +760,7 @@ def matrix(
             ),
             "qwen": qwen,
             "droid": droid,
+            "pi": pi,
         }
         futures: dict[Case, Future[Outcome]] = {}
         for writer, source in cases:

@@ -6,7 +6,8 @@ each message:
 
 * ``user`` → a user message (text and images);
 * ``assistant`` → an assistant message: ``text``, ``thinking`` (its ``thinkingSignature`` as the
-  signature; for a ``redacted`` block it is the encrypted payload) and ``toolCall`` blocks (typed
+  signature; for a ``redacted`` block it is the encrypted payload, and encrypted reasoning
+  another harness gave rides in ``txcriptEncrypted``) and ``toolCall`` blocks (typed
   by :mod:`.tools`); ``model``, ``usage`` (absent when every count is 0) and ``stopReason``
   (``stop`` → end_turn, ``length`` → max_tokens, ``toolUse`` → tool_use, ``error``, ``aborted``,
   anything else kept word for word);
@@ -74,6 +75,9 @@ HARNESS = "pi"
 #: The UUIDv5 namespace of the entry ids the writer mints, as 16 ASCII bytes.
 NAMESPACE_TAG = b"txcript-pi-entry"
 
+#: The key of a thinking block that carries encrypted reasoning pi has no slot for (see
+#: :func:`_thinking`).
+ENCRYPTED = "txcriptEncrypted"
 COMPACTION_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n"
     "<summary>\n"
@@ -245,10 +249,14 @@ class _Reader:
             elif kind == "thinking" and isinstance(block.get("thinking"), str):
                 signature = block.get("thinkingSignature")
                 signature = signature if isinstance(signature, str) else None
+                carried = block.get(ENCRYPTED)
+                carried = carried if isinstance(carried, str) else None
                 if block.get("redacted") is True:
                     blocks.append(Thinking(text=block["thinking"], encrypted=signature))
                 else:
-                    blocks.append(Thinking(text=block["thinking"], signature=signature))
+                    blocks.append(
+                        Thinking(text=block["thinking"], signature=signature, encrypted=carried)
+                    )
             elif (
                 kind == "toolCall"
                 and isinstance(block.get("id"), str)
@@ -390,6 +398,25 @@ def _image(block: Image) -> dict[str, Any]:
     return {"type": "image", "data": block.source.data, "mimeType": block.source.media_type}
 
 
+def _thinking(block: Thinking, provider: str) -> dict[str, Any]:
+    """A reasoning block as pi keeps it. A signature is pi's ``thinkingSignature`` (what it
+    replays to the model that made it). Encrypted reasoning with no text is Anthropic's redacted
+    thinking, which pi keeps as a ``redacted`` block, for an Anthropic model only: for OpenAI
+    pi's ``thinkingSignature`` is the whole reasoning item as JSON, which an opaque payload is
+    not. Any other encrypted payload rides along under :data:`ENCRYPTED`, a key pi ignores (so
+    it sends the text, and never the payload, to any model)."""
+    thinking: dict[str, Any] = {"type": "thinking", "thinking": block.text}
+    if block.signature is not None:
+        thinking["thinkingSignature"] = block.signature
+    elif block.encrypted is not None and not block.text and provider == "anthropic":
+        thinking["thinkingSignature"] = block.encrypted
+        thinking["redacted"] = True
+        return thinking
+    if block.encrypted is not None:
+        thinking[ENCRYPTED] = block.encrypted
+    return thinking
+
+
 def _call_text(block: ToolUse) -> str:
     if isinstance(block.tool, Command):
         return block.tool.command + (f" {block.tool.args}" if block.tool.args else "")
@@ -479,17 +506,12 @@ class _Writer:
 
     def write_assistant(self, message: Message) -> None:
         content: list[dict[str, Any]] = []
+        api, provider = provider_of(message.model or self.meta.model)
         for block in message.content:
             if isinstance(block, Text):
                 content.append({"type": "text", "text": block.text})
             elif isinstance(block, Thinking):
-                thinking: dict[str, Any] = {"type": "thinking", "thinking": block.text}
-                if block.signature is not None:
-                    thinking["thinkingSignature"] = block.signature
-                elif block.encrypted is not None:
-                    thinking["thinkingSignature"] = block.encrypted
-                    thinking["redacted"] = True
-                content.append(thinking)
+                content.append(_thinking(block, provider))
             elif isinstance(block, ToolUse):
                 name, arguments = tools.from_tool(block.tool)
                 self.names[block.id] = name
@@ -502,7 +524,6 @@ class _Writer:
                 content.append({"type": "text", "text": f"[image: {block.source.media_type}]"})
             elif isinstance(block, Artifact):
                 content.append({"type": "text", "text": artifact_fallback_text(block)})
-        api, provider = provider_of(message.model or self.meta.model)
         self.message(
             message.timestamp,
             {
