@@ -371,7 +371,9 @@ def test_reasoning_is_written_in_the_form_pi_replays_safely() -> None:
     rides in a key pi ignores: pi parses an OpenAI thinkingSignature as JSON."""
 
     def written(block: m.Thinking, model: str) -> dict[str, Any]:
-        message = m.Message(role="assistant", content=(block,), timestamp=START, model=model)
+        message = m.Message(
+            role="assistant", content=(block,), timestamp=START, model=model, stop_reason="end_turn"
+        )
         transcript = m.Transcript(
             meta=m.Meta(id=f.SID_V3, timestamp=START, title="t", model=model), messages=(message,)
         )
