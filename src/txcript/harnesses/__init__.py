@@ -232,6 +232,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         ids="UUID_IDS",
         root=Root(".pi/agent", env="PI_CODING_AGENT_DIR", app_reads_env=True),
         resume=("pi", "--session", "{id}"),
+        resume_from="cwd",  # from elsewhere, pi offers to fork the session into that directory
         layers={
             "meta_of": "codec",
             "sniff_lines": "text",
@@ -250,6 +251,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         ids="UUID_IDS",
         root=Root(".campfire/agent", env="CAMPFIRE_CODING_AGENT_DIR", app_reads_env=True),
         resume=("campfire", "--session", "{id}"),
+        resume_from="cwd",
         layers={
             "meta_of": "codec",
             "open_store": "store:CampfireStore",
