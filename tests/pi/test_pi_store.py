@@ -186,3 +186,50 @@ def test_a_fifo_and_a_directory_named_like_a_session_do_not_hang_or_crash(tmp_pa
     with pytest.warns(UserWarning, match="FIFO"):
         found = PiStore(tmp_path).discover()
     assert [d.meta_id for d in found] == [f.SID_V3]
+
+
+def test_damaged_files_give_one_warning_each_and_the_rest_still_lists(tmp_path: Path) -> None:
+    """A truncated file keeps what it holds (its cut line warned once); a binary file is named
+    once; a JSON file of another tool is no session; none stops the listing."""
+    directory = tmp_path / "sessions" / "--work-app--"
+    truncated = f.write_pi(tmp_path, f.SID_V3, f.v3()[:-40])
+    (directory / "binary.jsonl").write_bytes(b"\x00\xff\xfe garbage")
+    (directory / "other.jsonl").write_text('{"event": "x"}\n')
+    with pytest.warns(UserWarning) as said:
+        found = PiStore(tmp_path).discover()
+    assert [d.meta_id for d in found] == [f.SID_V3]
+    assert [str(w.message) for w in said] == [
+        f"skipping {directory / 'binary.jsonl'}: not a pi session file (no JSON lines)"
+    ]
+    with pytest.warns(UserWarning, match=r"1 line of the pi session is not valid JSON") as said:
+        transcript = PI.to_common(PiStore(tmp_path).load(str(truncated)))
+    assert len(said) == 1
+    assert len(transcript.messages) == 5  # the cut last answer is left out, nothing else
+
+
+def test_loading_what_is_not_a_pi_session_is_one_error(tmp_path: Path) -> None:
+    from txcript.errors import Malformed
+
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"event": "x"}\n')
+    with pytest.raises(Malformed, match="not a pi session"):
+        PiStore(tmp_path).load(str(path))
+    (tmp_path / "d.jsonl").mkdir()
+    with pytest.raises(TxcriptError, match="directory"):
+        PiStore(tmp_path).load(str(tmp_path / "d.jsonl"))
+    with pytest.raises(BadInput, match="no such pi session"):
+        PiStore(tmp_path).load(str(tmp_path / "missing.jsonl"))
+
+
+def test_a_save_through_a_symlinked_project_dir_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    sessions = tmp_path / "agent" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "--work-app--").symlink_to(outside)
+    native = PI.from_text(f.v3())
+    from txcript.shared.files import PathRefused
+
+    with pytest.raises(PathRefused, match="symbolic link"):
+        PI.store(tmp_path / "agent").save(native)
+    assert not any(outside.iterdir())

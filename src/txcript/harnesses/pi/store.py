@@ -176,7 +176,11 @@ class PiFamilyStore:
         except TxcriptError as exc:
             warn(f"skipping {path}: {exc}")
             return None
-        return scan_bytes(data, id_from_file_name(path.name)), status
+        meta = scan_bytes(data, id_from_file_name(path.name))
+        if meta is None and data.strip() and not data.lstrip().startswith(b"{"):
+            # Not JSON lines at all: say which file, rather than the session silently missing.
+            warn(f"skipping {path}: not a {self.label} session file (no JSON lines)")
+        return meta, status
 
     def discover(self) -> list[Discovered]:
         return self._listed(self._references(), complete=True)
