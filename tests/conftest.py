@@ -32,6 +32,8 @@ _STORE_OVERRIDES = (
     # a second override named as an XDG-style variable (Qwen Code's QWEN_HOME)
     *sorted({i.root.xdg[0] for i in REGISTRY if i.root is not None and i.root.xdg}),
     "OMP_AGENT_DIR",  # oh-my-pi: an extra root of pi's default store
+    "PI_CODING_AGENT_SESSION_DIR",  # pi's and Campfire's explicit session dirs
+    "CAMPFIRE_CODING_AGENT_SESSION_DIR",
     "XDG_DATA_HOME",
     "XDG_CONFIG_HOME",
     "XDG_STATE_HOME",

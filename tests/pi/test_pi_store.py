@@ -233,3 +233,27 @@ def test_a_save_through_a_symlinked_project_dir_is_refused(tmp_path: Path) -> No
     with pytest.raises(PathRefused, match="symbolic link"):
         PI.store(tmp_path / "agent").save(native)
     assert not any(outside.iterdir())
+
+
+def test_an_explicit_session_dir_is_listed_and_written_flat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With PI_CODING_AGENT_SESSION_DIR set, pi keeps new sessions flat in it and looks for an
+    id there first: txcript lists it and writes there, for pi's own agent dir only."""
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / f"2026-11-01T10-00-00-000Z_{f.SID_V2}.jsonl").write_text(f.v2())
+    home = Path(os.environ["HOME"])
+    f.write_pi(home / ".pi" / "agent", f.SID_V3, f.v3())
+    monkeypatch.setenv("PI_CODING_AGENT_SESSION_DIR", str(flat))
+    store = PI.store()
+    assert store is not None
+    assert sorted(d.meta_id for d in store.discover()) == sorted([f.SID_V2, f.SID_V3])
+    saved = store.save(PI.from_text(f.branched()))
+    assert Path(saved.location).parent == flat
+    # A copy's root (--out) is not pi's own: it keeps the project layout.
+    assert PI.store(tmp_path / "copy").session_dir is None
+    monkeypatch.setenv("CAMPFIRE_CODING_AGENT_SESSION_DIR", str(flat))
+    monkeypatch.setenv("CAMPFIRE_CODING_AGENT_DIR", str(tmp_path / "camp"))
+    campfire = CAMPFIRE.store()
+    assert campfire is not None and campfire.session_dir == flat

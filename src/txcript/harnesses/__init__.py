@@ -254,7 +254,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         resume_from="cwd",
         layers={
             "meta_of": "codec",
-            "open_store": "store:CampfireStore",
+            "open_store": "store:open_campfire",
             "new_session_id": "txcript.shared.ids:new_uuid7",
         },
     ),

@@ -19,6 +19,10 @@ gives (:class:`.meta.MetaScan`); it is kept in the metadata cache under the file
 the pi store is the one under a home (``<home>/.pi/agent``), its listing includes oh-my-pi's
 sessions, each attributed to the file it was found in. Writes go to pi's own root.
 
+**An explicit session dir** (``$PI_CODING_AGENT_SESSION_DIR``, Campfire's
+``$CAMPFIRE_CODING_AGENT_SESSION_DIR``) is where the app keeps new sessions flat and looks for an
+id first. For the app's own agent dir, it is listed too and saves go into it.
+
 **Saving** writes ``sessions/--<cwd>--/<time>_<id>.jsonl`` atomically after the id check and the
 write preflight; the directories it creates are removed again when the write fails. **Deleting**
 backs the file up first (``txcript restore`` puts it back) and refuses anything outside the
@@ -124,10 +128,15 @@ class PiFamilyStore:
     harness = "pi"
     label = "pi"
 
-    def __init__(self, root: Path, extra_roots: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self, root: Path, extra_roots: tuple[Path, ...] = (), session_dir: Path | None = None
+    ) -> None:
         self.root = root
         self.sessions = root / "sessions"
         self.extra_roots = extra_roots
+        #: The app's explicit session dir (``<APP>_CODING_AGENT_SESSION_DIR``), where it keeps
+        #: new sessions flat and looks for them first; saves go there when it is set.
+        self.session_dir = session_dir
 
     def location(self, reference: str) -> str:
         return reference
@@ -135,7 +144,8 @@ class PiFamilyStore:
     # -- discovery --------------------------------------------------------------------------
     def session_directories(self) -> list[Path]:
         """Where session files are looked for (the primary one first)."""
-        return [self.sessions, *(extra / "sessions" for extra in self.extra_roots)]
+        extras = [extra / "sessions" for extra in self.extra_roots]
+        return [self.sessions, *extras, *([self.session_dir] if self.session_dir else [])]
 
     def _references(self, id_prefix: str = "") -> list[str]:
         """Session files (flat under each sessions dir, and one directory below), sorted, only
@@ -259,6 +269,8 @@ class PiFamilyStore:
 
         stamp = file_stamp(header.get("timestamp"), format_millis(meta_of(native).timestamp))
         name = f"{stamp}_{session_id}.jsonl"
+        if self.session_dir is not None:
+            return session_id, self.session_dir / name
         return session_id, self.sessions / project_dir_name(cwd) / name
 
     def encoded(self, native: PiSession, path: Path) -> bytes:
@@ -272,7 +284,7 @@ class PiFamilyStore:
         holds a store open)."""
         session_id, path = self.target(native)
         data = self.encoded(native, path)
-        preflight_write(self.root, [path], store=self.label)
+        preflight_write(self.session_dir or self.root, [path], store=self.label)
         undo = Undo()
         try:
             undo.make_dirs(path.parent)
@@ -330,6 +342,24 @@ class CampfireStore(PiFamilyStore):
     label = "Campfire"
 
 
+def _is_default_root(root: Path, home_name: str, prefix: str) -> bool:
+    """Is ``root`` the app's own agent dir (``$<PREFIX>_CODING_AGENT_DIR``, else
+    ``<home>/<home_name>/agent``), rather than a copy's root given with ``--out``?"""
+    named = os.environ.get(f"{prefix}_CODING_AGENT_DIR")
+    if named:
+        return Path(os.path.expanduser(named)) == root
+    return root.name == "agent" and root.parent.name == home_name
+
+
+def explicit_session_dir(root: Path, home_name: str, prefix: str) -> Path | None:
+    """``$<PREFIX>_CODING_AGENT_SESSION_DIR`` (a leading ``~`` expanded) when it is set and
+    ``root`` is the app's own agent dir: the app then keeps new sessions flat in it."""
+    value = os.environ.get(f"{prefix}_CODING_AGENT_SESSION_DIR")
+    if not value or not _is_default_root(root, home_name, prefix):
+        return None
+    return Path(os.path.expanduser(value))
+
+
 def oh_my_pi_root(root: Path) -> Path | None:
     """oh-my-pi's agent dir when ``root`` is pi's under a home (``<home>/.pi/agent``):
     ``$OMP_AGENT_DIR``, else ``<home>/.omp/agent``; None for any other root (a copy written
@@ -341,9 +371,18 @@ def oh_my_pi_root(root: Path) -> Path | None:
 
 
 def open_pi(root: Path) -> PiStore:
-    """pi's store at ``root``, with oh-my-pi's sessions beside it for pi's own default root."""
+    """pi's store at ``root``, with oh-my-pi's sessions beside it and pi's explicit session dir
+    for pi's own default root."""
     extra = oh_my_pi_root(root)
-    return PiStore(root, (extra,) if extra is not None and extra != root else ())
+    return PiStore(
+        root,
+        (extra,) if extra is not None and extra != root else (),
+        explicit_session_dir(root, ".pi", "PI"),
+    )
+
+
+def open_campfire(root: Path) -> CampfireStore:
+    return CampfireStore(root, (), explicit_session_dir(root, ".campfire", "CAMPFIRE"))
 
 
 def _cache_fields(meta: Meta | None) -> bytes | None:
