@@ -67,7 +67,7 @@ from txcript.shared.jsonutil import dumps_compact, is_uint, try_loads
 from txcript.shared.timeutil import format_millis, from_epoch_ms, parse_rfc3339, to_epoch_ms
 
 from . import tools
-from .meta import MetaScan, prompt_of, scan_values, with_index
+from .meta import MetaScan, prompt_of, with_index
 from .native import CURRENT_VERSION, Line, PiSession, dumps
 from .tree import Item, resolve
 
@@ -181,7 +181,8 @@ class _Reader:
             return [Text(content)]
         out: list[Block] = []
         if not isinstance(content, list):
-            self.skipped += content is not None
+            if content is not None:  # content of a shape the format does not have
+                self.skipped += 1
             return out
         for block in content:
             kind = block.get("type") if isinstance(block, dict) else None
@@ -580,4 +581,4 @@ def from_common(transcript: Transcript) -> PiSession:
     return PiSession(lines=tuple(Line(text, try_loads(text)) for text in lines))
 
 
-__all__ = ["from_common", "meta_of", "scan_values", "to_common"]
+__all__ = ["from_common", "meta_of", "to_common"]

@@ -128,10 +128,3 @@ def with_index(meta: Meta, entry: dict[str, Any] | None) -> Meta:
     override = entry.get("modelOverride")
     model = meta.model or (override if isinstance(override, str) and override else None)
     return msgspec.structs.replace(meta, title=title or meta.title, model=model)
-
-
-def scan_values(values: list[Any], fallback_id: str | None) -> Meta:
-    scan = MetaScan(fallback_id)
-    for value in values:
-        scan.feed(value)
-    return scan.meta()

@@ -136,11 +136,6 @@ def render(native: PiSession) -> str:
     return text + "\n" if native.trailing_newline and native.lines else text
 
 
-def values(native: PiSession) -> list[Any]:
-    """The parsed JSON objects of the file, in order (lines that are not objects left out)."""
-    return [line.value for line in native.lines if isinstance(line.value, dict)]
-
-
 def id_from_file_name(name: str) -> str:
     """The session id a file name carries: pi's ``<time>_<uuid>.jsonl`` gives the uuid, any other
     ``<stem>.jsonl`` (OpenClaw's ``<sessionId>.jsonl``) its stem."""

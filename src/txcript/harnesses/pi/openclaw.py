@@ -349,8 +349,4 @@ class OpenClawStore(PiFamilyStore):
             raise
 
 
-def open_openclaw(root: Path) -> OpenClawStore:
-    return OpenClawStore(root)
-
-
 __all__ = ["OpenClawStore", "refuse_while_running"]

@@ -19,7 +19,6 @@ session is counted so the reader can say so. Cycles end the walk.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -238,8 +237,3 @@ def resolve(native: PiSession) -> Tree:
             {**summary.message, "timestamp": moment}, following.timestamp, summary.key
         )
     return Tree(header, version, entries, path, context, foreign, unknown)
-
-
-def iter_entries(native: PiSession) -> Iterator[Entry]:
-    """Every entry in file order (for scans that need no tree)."""
-    yield from entries_of(native)[2]
