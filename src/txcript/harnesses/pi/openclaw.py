@@ -49,7 +49,6 @@ from txcript.shared.jsonutil import try_loads
 from txcript.shared.processes import find_processes
 from txcript.shared.timeutil import to_epoch_ms
 
-from .codec import meta_of
 from .meta import with_index
 from .native import PiSession
 from .store import PiFamilyStore
@@ -231,6 +230,8 @@ class OpenClawStore(PiFamilyStore):
         return out
 
     def load(self, reference: str) -> PiSession:
+        from .codec import meta_of
+
         native = super().load(reference)
         path = Path(reference)
         session_id = meta_of(native).id
@@ -298,6 +299,8 @@ class OpenClawStore(PiFamilyStore):
 
     @staticmethod
     def _fresh_entry(native: PiSession, path: Path) -> dict[str, Any]:
+        from .codec import meta_of
+
         meta = meta_of(native)
         started = to_epoch_ms(meta.timestamp)
         entry: dict[str, Any] = {
