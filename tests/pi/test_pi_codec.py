@@ -329,6 +329,7 @@ def test_writer_shapes_what_pi_has_no_slot_for() -> None:
             content=(m.ToolUse(id="c1", tool=m.Command(command="/review", args="src")),),
             timestamp=t,
         ),
+        m.Message(role="user", content=(R("c1", "reviewed 3 files"),), timestamp=t),
         m.Message(
             role="assistant",
             content=(
@@ -359,9 +360,11 @@ def test_writer_shapes_what_pi_has_no_slot_for() -> None:
     )
     back = PI.to_common(PI.from_common(transcript))
     assert back.messages[0].content == (m.Text("/review src"),)
-    assert back.messages[1].content == messages[1].content
-    assert back.messages[2].content == (R("t1", '{"files":2}'), R("t2", "ok"))
-    assistant = json.loads(PI.to_text(PI.from_common(transcript)).splitlines()[4])["message"]
+    # The command's output is the user's text, not a result pi would send for no call.
+    assert back.messages[1].content == (m.Text("reviewed 3 files"),)
+    assert back.messages[2].content == messages[2].content
+    assert back.messages[3].content == (R("t1", '{"files":2}'), R("t2", "ok"))
+    assistant = json.loads(PI.to_text(PI.from_common(transcript)).splitlines()[5])["message"]
     assert (assistant["api"], assistant["provider"]) == ("anthropic-messages", "anthropic")
 
 

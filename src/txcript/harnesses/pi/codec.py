@@ -30,7 +30,9 @@ the session's model, a ``session_info`` when the title is not the first prompt's
 linear chain of ``message`` entries with deterministic 8-hex ids (UUIDv5 of the session id and
 position). Assistant messages get what pi checks on resume: ``api`` and ``provider`` guessed from
 the model name, a ``usage`` block (zeros when unknown) and a ``stopReason``. A user's slash
-command becomes its text, with its output as the next user message.
+command becomes its text, and its output (or any result whose call is not a model call of the
+session) user text too: pi's providers send ``toolResult`` messages as results of the model's
+calls, which an API refuses for any other.
 """
 
 from __future__ import annotations
@@ -483,6 +485,13 @@ class _Writer:
             results.clear()
 
         for block in message.content:
+            if isinstance(block, ToolResult) and block.tool_use_id not in self.names:
+                # The output of a user's command, or a result whose call is not in the session:
+                # pi keeps results only for the model's calls (an API refuses any other), so it
+                # is the user's text.
+                flush_results()
+                pending.append({"type": "text", "text": _result_text(block)})
+                continue
             if isinstance(block, ToolResult):
                 self.user(message.timestamp, pending)
                 pending = []
