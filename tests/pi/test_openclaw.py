@@ -178,3 +178,25 @@ def test_delete_removes_the_file_and_its_entry_and_restore_undoes_both(
     (backup,) = backups.list_backups()
     backups.restore(backup)
     assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before
+
+
+def test_a_reset_inside_a_session_starts_the_conversation_afresh() -> None:
+    """OpenClaw's ``reset`` entry (``/new`` that keeps the session id) is a boundary like a
+    compaction, without a summary: what came before it is not conversation any more, except the
+    entries it keeps from ``firstKeptEntryId``."""
+    values = [
+        f.header(f.SID_CLAW),
+        f.entry("message", "r1", None, 1, message=f.user("OLD window", 1)),
+        f.entry("message", "r2", "r1", 2, message=f.user("kept by the reset", 2)),
+        f.entry("reset", "r3", "r2", 3, firstKeptEntryId="r2"),
+        f.entry("message", "r4", "r3", 4, message=f.user("new window", 4)),
+    ]
+    transcript = CLAW.to_common(CLAW.from_text(f.text(values)))
+    assert [b.text for msg in transcript.messages for b in msg.content] == [
+        "kept by the reset",
+        "new window",
+    ]
+    plain = [*values[:3], f.entry("reset", "r3", "r2", 3), values[4]]
+    assert [msg.content for msg in CLAW.to_common(CLAW.from_text(f.text(plain))).messages] == [
+        (m.Text("new window"),)
+    ]

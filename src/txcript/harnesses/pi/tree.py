@@ -8,7 +8,9 @@ in the native body but are never read as conversation.
 
 On the path, the **latest compaction** decides where the conversation starts: its summary comes
 first, then either the messages it carried along itself (``retainedTail``, newer builds) or the
-entries from ``firstKeptEntryId`` up to the compaction, then everything after it.
+entries from ``firstKeptEntryId`` up to the compaction, then everything after it. OpenClaw's
+``reset`` entry (a fresh history window inside one session) is such a boundary too, without a
+summary.
 
 Version 1 files have no entry ids: each entry hangs from the one before, and a compaction names
 its first kept entry by position (``firstKeptEntryIndex``). Ids are synthesized for them, and for
@@ -38,8 +40,13 @@ KNOWN_TYPES = frozenset(
         "custom_message",
         "label",
         "session_info",
+        "reset",
     )
 )
+#: Entries after which the conversation starts afresh: pi's compaction (its summary first), and
+#: OpenClaw's ``reset`` (``/new`` inside a session), each optionally keeping entries from
+#: ``firstKeptEntryId`` on.
+BOUNDARIES = frozenset(("compaction", "reset"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,46 +201,42 @@ def resolve(native: PiSession) -> Tree:
     header, version, entries, foreign = entries_of(native)
     path = _path(entries)
     unknown = sum(1 for entry in path if entry.type not in KNOWN_TYPES)
-    compaction_at = None
+    boundary_at = None
     for position, entry in enumerate(path):
-        if entry.type == "compaction":
-            compaction_at = position
+        if entry.type in BOUNDARIES:
+            boundary_at = position
     context: list[Item] = []
-    if compaction_at is None:
-        context = [item for entry in path if (item := _item(entry)) is not None]
+    if boundary_at is None:
+        context.extend(item for entry in path if (item := _item(entry)) is not None)
         return Tree(header, version, entries, path, context, foreign, unknown)
-    compaction = path[compaction_at]
-    summary = compaction.value.get("summary")
-    context.append(
-        Item(
-            {"role": "compactionSummary", "summary": summary if isinstance(summary, str) else ""},
-            compaction.value.get("timestamp"),
-            compaction.id,
-        )
-    )
-    tail = compaction.value.get("retainedTail")
+    boundary = path[boundary_at]
+    if boundary.type == "compaction":
+        summary = boundary.value.get("summary")
+        text = summary if isinstance(summary, str) else ""
+        summary_item = Item({"role": "compactionSummary", "summary": text}, None, boundary.id)
+        context.append(summary_item)
+    tail = boundary.value.get("retainedTail")
     if isinstance(tail, list):
         for number, message in enumerate(tail):
             if isinstance(message, dict):
-                key = f"{compaction.id}/{number}"
-                context.append(Item(message, compaction.value.get("timestamp"), key))
+                key = f"{boundary.id}/{number}"
+                context.append(Item(message, boundary.value.get("timestamp"), key))
     else:
-        first_kept = _first_kept_id(compaction, entries, native)
+        first_kept = _first_kept_id(boundary, entries, native)
         kept = False
-        for entry in path[:compaction_at]:
+        for entry in path[:boundary_at]:
             kept = kept or entry.id == first_kept
             if kept and (item := _item(entry)) is not None:
                 context.append(item)
-    context.extend(
-        item for entry in path[compaction_at + 1 :] if (item := _item(entry)) is not None
-    )
-    if len(context) > 1:
+    context.extend(item for entry in path[boundary_at + 1 :] if (item := _item(entry)) is not None)
+    if boundary.type == "compaction":
         # The summary stands for what came before the first message it precedes: it takes that
-        # message's time, so the conversation's times never go back.
-        following = context[1]
-        moment = following.message.get("timestamp", following.timestamp)
-        summary = context[0]
-        context[0] = Item(
-            {**summary.message, "timestamp": moment}, following.timestamp, summary.key
-        )
+        # message's time (the compaction's when nothing follows), so times never go back.
+        following = context[1] if len(context) > 1 else None
+        if following is None:
+            moment, fallback = None, boundary.value.get("timestamp")
+        else:
+            moment, fallback = following.message.get("timestamp"), following.timestamp
+        first = context[0]
+        context[0] = Item({**first.message, "timestamp": moment}, fallback, first.key)
     return Tree(header, version, entries, path, context, foreign, unknown)
