@@ -31,7 +31,7 @@ _STORE_OVERRIDES = (
     *sorted({i.root.env for i in REGISTRY if i.root is not None and i.root.env}),
     # a second override named as an XDG-style variable (Qwen Code's QWEN_HOME)
     *sorted({i.root.xdg[0] for i in REGISTRY if i.root is not None and i.root.xdg}),
-    "OMP_AGENT_DIR",  # oh-my-pi: an extra root of pi's default store
+    "PI_CONFIG_DIR",  # oh-my-pi's config dir name, an extra root of pi's default store
     "PI_CODING_AGENT_SESSION_DIR",  # pi's and Campfire's explicit session dirs
     "CAMPFIRE_CODING_AGENT_SESSION_DIR",
     "XDG_DATA_HOME",

@@ -110,10 +110,16 @@ def test_oh_my_pi_sessions_are_listed_with_pis_default_root(
     assert store is not None and store.root == home / ".pi" / "agent"
     found = {d.meta_id: d.reference for d in store.discover()}
     assert found == {f.SID_V3: found[f.SID_V3], f.SID_V2: str(omp)}
-    # OMP_AGENT_DIR moves it; another root (a copy under --out) has no extra root.
-    monkeypatch.setenv("OMP_AGENT_DIR", str(tmp_path / "elsewhere"))
+    # PI_CONFIG_DIR renames oh-my-pi's config dir; XDG_DATA_HOME/omp/sessions is read when it
+    # exists; another root (a copy under --out) has none of them.
+    monkeypatch.setenv("PI_CONFIG_DIR", ".omp-renamed")
     assert [d.meta_id for d in PI.store().discover()] == [f.SID_V3]
-    assert open_pi(tmp_path).extra_roots == ()
+    xdg = tmp_path / "xdg"
+    (xdg / "omp" / "sessions" / "--w--").mkdir(parents=True)
+    (xdg / "omp" / "sessions" / "--w--" / f"{f.SID_TREE}.jsonl").write_text(f.branched())
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    assert sorted(d.meta_id for d in PI.store().discover()) == sorted([f.SID_V3, f.SID_TREE])
+    assert open_pi(tmp_path).extra_sessions == ()
     # Writes go to pi's own root.
     saved = PI.store().save(PI.from_common(PI.to_common(PI.from_text(f.branched()))))
     assert Path(saved.location).is_relative_to(home / ".pi" / "agent" / "sessions")

@@ -15,9 +15,11 @@ plus the ``session_info`` lines (found as bytes), so a listing's metadata is wha
 gives (:class:`.meta.MetaScan`); it is kept in the metadata cache under the file's
 ``"<mtime ns>:<size>"``. ``updated_at`` is the file's mtime.
 
-**oh-my-pi** (``~/.omp/agent``, ``$OMP_AGENT_DIR``) is an extra root of pi's default store: when
-the pi store is the one under a home (``<home>/.pi/agent``), its listing includes oh-my-pi's
-sessions, each attributed to the file it was found in. Writes go to pi's own root.
+**oh-my-pi** keeps its sessions in ``<home>/.omp/agent/sessions`` (``$PI_CONFIG_DIR`` renames
+``.omp``), or ``$XDG_DATA_HOME/omp/sessions`` when that exists; it shares pi's
+``PI_CODING_AGENT_DIR``. Those are extra session dirs of pi's default store: when the pi store is
+the one under a home (``<home>/.pi/agent``), its listing includes oh-my-pi's sessions, each
+attributed to the file it was found in. Writes go to pi's own root.
 
 **An explicit session dir** (``$PI_CODING_AGENT_SESSION_DIR``, Campfire's
 ``$CAMPFIRE_CODING_AGENT_SESSION_DIR``) is where the app keeps new sessions flat and looks for an
@@ -129,11 +131,12 @@ class PiFamilyStore:
     label = "pi"
 
     def __init__(
-        self, root: Path, extra_roots: tuple[Path, ...] = (), session_dir: Path | None = None
+        self, root: Path, extra_sessions: tuple[Path, ...] = (), session_dir: Path | None = None
     ) -> None:
         self.root = root
         self.sessions = root / "sessions"
-        self.extra_roots = extra_roots
+        #: Other apps' session dirs listed with this store (oh-my-pi's, for pi's default root).
+        self.extra_sessions = extra_sessions
         #: The app's explicit session dir (``<APP>_CODING_AGENT_SESSION_DIR``), where it keeps
         #: new sessions flat and looks for them first; saves go there when it is set.
         self.session_dir = session_dir
@@ -144,8 +147,8 @@ class PiFamilyStore:
     # -- discovery --------------------------------------------------------------------------
     def session_directories(self) -> list[Path]:
         """Where session files are looked for (the primary one first)."""
-        extras = [extra / "sessions" for extra in self.extra_roots]
-        return [self.sessions, *extras, *([self.session_dir] if self.session_dir else [])]
+        explicit = [self.session_dir] if self.session_dir else []
+        return [self.sessions, *self.extra_sessions, *explicit]
 
     def _references(self, id_prefix: str = "") -> list[str]:
         """Session files (flat under each sessions dir, and one directory below), sorted, only
@@ -360,25 +363,26 @@ def explicit_session_dir(root: Path, home_name: str, prefix: str) -> Path | None
     return Path(os.path.expanduser(value))
 
 
-def oh_my_pi_root(root: Path) -> Path | None:
-    """oh-my-pi's agent dir when ``root`` is pi's under a home (``<home>/.pi/agent``):
-    ``$OMP_AGENT_DIR``, else ``<home>/.omp/agent``; None for any other root (a copy written
-    under ``--out``, a test's store)."""
+def oh_my_pi_sessions(root: Path) -> tuple[Path, ...]:
+    """oh-my-pi's session dirs when ``root`` is pi's under a home (``<home>/.pi/agent``, so
+    ``PI_CODING_AGENT_DIR``, which oh-my-pi shares, is unset): ``<home>/<$PI_CONFIG_DIR or
+    .omp>/agent/sessions``, and ``$XDG_DATA_HOME/omp/sessions`` when that exists. None for any
+    other root (a copy written under ``--out``, a test's store)."""
     if root.name != "agent" or root.parent.name != ".pi":
-        return None
-    override = os.environ.get("OMP_AGENT_DIR")
-    return Path(override) if override else root.parent.parent / ".omp" / "agent"
+        return ()
+    home = root.parent.parent
+    config = os.environ.get("PI_CONFIG_DIR") or ".omp"
+    found = [home / config / "agent" / "sessions"]
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and os.path.isdir(Path(xdg, "omp", "sessions")):
+        found.append(Path(xdg, "omp", "sessions"))
+    return tuple(d for d in found if d != root / "sessions")
 
 
 def open_pi(root: Path) -> PiStore:
     """pi's store at ``root``, with oh-my-pi's sessions beside it and pi's explicit session dir
     for pi's own default root."""
-    extra = oh_my_pi_root(root)
-    return PiStore(
-        root,
-        (extra,) if extra is not None and extra != root else (),
-        explicit_session_dir(root, ".pi", "PI"),
-    )
+    return PiStore(root, oh_my_pi_sessions(root), explicit_session_dir(root, ".pi", "PI"))
 
 
 def open_campfire(root: Path) -> CampfireStore:
