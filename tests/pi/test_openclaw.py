@@ -200,3 +200,17 @@ def test_a_reset_inside_a_session_starts_the_conversation_afresh() -> None:
     assert [msg.content for msg in CLAW.to_common(CLAW.from_text(f.text(plain))).messages] == [
         (m.Text("new window"),)
     ]
+
+
+def test_side_rows_do_not_move_the_leaf() -> None:
+    """An OpenClaw side row (``appendMode: "side"``) hangs off the tree without becoming the
+    visible leaf: the conversation still ends where the user left it."""
+    values = [
+        f.header(f.SID_CLAW),
+        f.entry("message", "s1", None, 1, message=f.user("question", 1)),
+        f.entry("message", "s2", "s1", 2, message=f.user("SIDE note", 2), appendMode="side"),
+        f.entry("message", "s3", "s1", 3, message=f.user("follow-up", 3)),
+        f.entry("message", "s4", "s2", 4, message=f.user("SIDE again", 4), appendMode="side"),
+    ]
+    transcript = CLAW.to_common(CLAW.from_text(f.text(values)))
+    assert [b.text for msg in transcript.messages for b in msg.content] == ["question", "follow-up"]

@@ -3,7 +3,8 @@
 A pi file is a tree. Each entry names its parent (``parentId``); branching (``/tree``, editing an
 earlier prompt) adds children under an earlier entry and leaves the old branch in the file. The
 **leaf** is the last entry in file order, and the conversation is the path from the root to it
-(pi rebuilds its context the same way). Entries off that path are abandoned branches: they stay
+(pi rebuilds its context the same way). OpenClaw also appends *side* rows (``appendMode:
+"side"``) that do not move its visible leaf: the leaf is the last entry that is not one. Entries off that path are abandoned branches: they stay
 in the native body but are never read as conversation.
 
 On the path, the **latest compaction** decides where the conversation starts: its summary comes
@@ -146,7 +147,8 @@ def _path(entries: list[Entry]) -> list[Entry]:
     by_id = {entry.id: entry for entry in entries}
     path: list[Entry] = []
     seen: set[str] = set()
-    current: Entry | None = entries[-1]
+    visible = [entry for entry in entries if entry.value.get("appendMode") != "side"]
+    current: Entry | None = (visible or entries)[-1]
     while current is not None and current.id not in seen:
         seen.add(current.id)
         path.append(current)
