@@ -125,7 +125,8 @@ def _within(path: Path, directory: Path) -> bool:
 
 
 class PiFamilyStore:
-    """Sessions of one pi-format app under ``<root>/sessions`` (and its extra roots)."""
+    """Sessions of one pi-format app under ``<root>/sessions`` (and the extra and explicit
+    session dirs it is given)."""
 
     harness = "pi"
     label = "pi"

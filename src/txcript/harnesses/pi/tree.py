@@ -4,8 +4,9 @@ A pi file is a tree. Each entry names its parent (``parentId``); branching (``/t
 earlier prompt) adds children under an earlier entry and leaves the old branch in the file. The
 **leaf** is the last entry in file order, and the conversation is the path from the root to it
 (pi rebuilds its context the same way). OpenClaw also appends *side* rows (``appendMode:
-"side"``) that do not move its visible leaf: the leaf is the last entry that is not one. Entries off that path are abandoned branches: they stay
-in the native body but are never read as conversation.
+"side"``) that do not move its visible leaf: the leaf is the last entry that is not one. Entries
+off that path are abandoned branches: they stay in the native body but are never read as
+conversation.
 
 On the path, the **latest compaction** decides where the conversation starts: its summary comes
 first, then either the messages it carried along itself (``retainedTail``, newer builds) or the
