@@ -400,3 +400,11 @@ def test_reasoning_is_written_in_the_form_pi_replays_safely() -> None:
         "thinking": "plan",
         "txcriptEncrypted": "gAAA",
     }
+
+
+def test_a_one_line_session_is_recognised_as_a_document() -> None:
+    """A file holding only its header parses as one JSON document: pi's sniff claims it, so
+    ``export FILE`` and ``continue FILE`` name what is wrong (no messages) rather than calling
+    it a malformed Simple document."""
+    assert PI.sniff(json.loads(f.line(f.header(f.SID_V3))))
+    assert not PI.sniff({"type": "session"}) and not PI.sniff({"messages": []})

@@ -235,6 +235,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         resume_from="cwd",  # from elsewhere, pi offers to fork the session into that directory
         layers={
             "meta_of": "codec",
+            "sniff": "text",
             "sniff_lines": "text",
             "open_store": "store:open_pi",
             "new_session_id": "txcript.shared.ids:new_uuid7",

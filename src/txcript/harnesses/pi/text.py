@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from .native import PiSession, parse, render, sniff_lines
+from typing import Any
+
+from .native import PiSession, is_header, parse, render, sniff_lines
 
 
 def from_text(text: str) -> PiSession:
@@ -14,4 +16,9 @@ def to_text(native: PiSession) -> str:
     return render(native)
 
 
-__all__ = ["from_text", "sniff_lines", "to_text"]
+def sniff(document: Any) -> bool:
+    """A one-line pi session (a header and nothing else) parsed as one JSON document."""
+    return is_header(document)
+
+
+__all__ = ["from_text", "sniff", "sniff_lines", "to_text"]
