@@ -8,21 +8,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cross_harness import (
-    _exchange,
-    _parallel_claude_session,
-    hop,
-    signature,
-)
+from test_cross_harness import _exchange, hop, signature
 
 from txcript import harnesses
 from txcript import model as m
 
-_PI_TESTS = Path(__file__).resolve().parents[1] / "pi"
-if str(_PI_TESTS) not in sys.path:
-    sys.path.append(str(_PI_TESTS))
+for _directory in ("pi", "claude_code"):
+    _path = str(Path(__file__).resolve().parents[1] / _directory)
+    if _path not in sys.path:
+        sys.path.append(_path)
 
 import pi_fixtures as f  # noqa: E402
+from claude_fixtures import parallel_batches  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +28,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _claude_parallel_source(root: Path) -> m.Transcript:
-    _parallel_claude_session(root)
+    parallel_batches(root)
     claude = harnesses.get("claude_code")
     store = claude.store(root)
     assert store is not None

@@ -4,16 +4,11 @@ tree shape the spec names, each laid out as a real agent dir
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-_CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
-if str(_CONFORMANCE) not in sys.path:
-    sys.path.append(str(_CONFORMANCE))
-
-import pi_fixtures as f  # noqa: E402
-from declare import Family  # noqa: E402
+import pi_fixtures as f
+from declare import Family, HopLimit, StoreFacts, commands_as_prompts, replaced
 
 SHAPES: dict[str, tuple[str, Callable[[], str]]] = {
     "v1": (f.SID_V1, f.v1),
@@ -55,3 +50,17 @@ def openclaw_families() -> tuple[Family, ...]:
         Family("agent dir with its index", _openclaw_indexed, sessions=2),
         Family("agent dir without an index", _openclaw_plain, sessions=1),
     )
+
+
+#: What a hop into pi, Campfire or OpenClaw cannot keep.
+HOP_LIMIT = HopLimit(
+    "pi has no record for a user's slash command: it is written as the prompt text that ran it, "
+    "and its output as the user's text after it",
+    commands_as_prompts,
+)
+#: What OpenClaw's text form (the transcript alone) does not hold.
+OPENCLAW_TEXT_FACTS = StoreFacts(
+    "an OpenClaw session's title and model override come from its entry in the agent's "
+    "sessions.json, which is beside the transcript, not in it",
+    lambda native: replaced(native, index_key=None, index_entry=None),
+)

@@ -1,5 +1,5 @@
-"""The Common transcripts the pi-format codec holds exactly (the codec fixpoint's domain), shared
-by the pi, Campfire and OpenClaw conformance declarations.
+"""The Common transcripts the pi-format codec holds exactly (the codec fixpoint's domain), for
+the pi, Campfire and OpenClaw conformance declarations.
 
 What lies outside, and why (``docs/formats/pi.md``): a user's slash command (pi has no slot for
 one: it is written as its text), a MultiEdit of exactly one edit (pi's ``edit`` with one

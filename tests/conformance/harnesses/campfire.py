@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from declare import Conformance, use_fixtures
 
-_PI_TESTS = Path(__file__).resolve().parents[2] / "pi"
-if str(_PI_TESTS) not in sys.path:
-    sys.path.append(str(_PI_TESTS))
-
+use_fixtures("pi")
 import pi_families  # noqa: E402
 import pi_strategies  # noqa: E402
-from declare import Conformance  # noqa: E402
 
 CONFORMANCE = Conformance(
     harness="campfire",
     families=pi_families.agent_dir_families(),
     representable=pi_strategies.transcripts(),
+    hop_limit=pi_families.HOP_LIMIT,
 )

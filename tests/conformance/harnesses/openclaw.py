@@ -4,19 +4,16 @@ agent dir without an index."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from declare import Conformance, use_fixtures
 
-_PI_TESTS = Path(__file__).resolve().parents[2] / "pi"
-if str(_PI_TESTS) not in sys.path:
-    sys.path.append(str(_PI_TESTS))
-
+use_fixtures("pi")
 import pi_families  # noqa: E402
 import pi_strategies  # noqa: E402
-from declare import Conformance  # noqa: E402
 
 CONFORMANCE = Conformance(
     harness="openclaw",
     families=pi_families.openclaw_families(),
     representable=pi_strategies.transcripts(),
+    text_facts=pi_families.OPENCLAW_TEXT_FACTS,
+    hop_limit=pi_families.HOP_LIMIT,
 )
