@@ -14,6 +14,7 @@ After an intended change to an export, rewrite the files with
 from __future__ import annotations
 
 import hashlib
+import re
 import importlib.util
 import os
 import sys
@@ -108,7 +109,7 @@ def _cursor_cli(home: Path) -> dict[str, str]:
 
 
 def _cursor_transcripts(home: Path) -> dict[str, str]:
-    transcripts = _module("transcript_cases", "cursor_cli/test_cursor_transcripts.py")
+    transcripts = _module("cursor_cli_fixtures", "cursor_cli/cursor_cli_fixtures.py")
     workspace = home / "acme"
     workspace.mkdir()
     transcripts.write_transcripts(home / ".cursor", str(workspace))
@@ -200,7 +201,8 @@ def _family(harness_id: str, family: family_stores.Family) -> Builder:
 # declaring its families.
 _BY_HAND = {harness for harness, _ in STORES.values()}
 for _info, _fam in family_stores.families(exclude=_BY_HAND):
-    STORES[f"{_info.id.replace('_', '-')}-{_fam.name}"] = (_info.id, _family(_info.id, _fam))
+    _name = re.sub(r"[^A-Za-z0-9.]+", "-", f"{_info.id}-{_fam.name}")
+    STORES[_name] = (_info.id, _family(_info.id, _fam))
 
 
 # ------------------------------------------------------------------------------------ helpers
