@@ -14,9 +14,9 @@ After an intended change to an export, rewrite the files with
 from __future__ import annotations
 
 import hashlib
-import re
 import importlib.util
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable
