@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, int]] = [
     ("txcript.shared", 1),
     # The Claude Code JSONL codec that Claude Code and Cowork share: it builds Common values.
     ("txcript.shared.claude_jsonl", 2),
+    ("txcript.shared.formats", 3),  # formats two harnesses share, with their Common codecs
     ("txcript.model", 2),
     ("txcript.pairing", 2),
     ("txcript.fragment", 2),
@@ -183,11 +184,11 @@ def test_the_cycle_finder_catches_a_deferred_circle() -> None:
     # The shape the opencode writer and its row backups had: each imported the other, one of
     # the two imports deferred into a function.
     graph = import_graph()
-    graph["txcript.harnesses.opencode.rowbackup"].add("txcript.harnesses.opencode.write")
+    graph["txcript.shared.formats.opencode.rowbackup"].add("txcript.shared.formats.opencode.write")
     assert find_cycle(graph) == [
-        "txcript.harnesses.opencode.rowbackup",
-        "txcript.harnesses.opencode.write",
-        "txcript.harnesses.opencode.rowbackup",
+        "txcript.shared.formats.opencode.write",
+        "txcript.shared.formats.opencode.rowbackup",
+        "txcript.shared.formats.opencode.write",
     ]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
 

@@ -136,10 +136,10 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         layers={
             "sniff": "text",
             "open_store": "store:OpenCodeStore",
-            "new_session_id": "tools:fresh_session_id",
+            "new_session_id": "txcript.shared.formats.opencode.tools:fresh_session_id",
             "store_database": "store:database_of",
-            "undo_backup": "write",
-            "backup_committed": "rowbackup:committed",
+            "undo_backup": "txcript.shared.formats.opencode.write",
+            "backup_committed": "txcript.shared.formats.opencode.rowbackup:committed",
         },
     ),
     HarnessInfo(

@@ -24,10 +24,9 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable
 from txcript.shared.files import MAX_SIDE_FILE_BYTES, read_regular
+from txcript.shared.formats.opencode.native import NativeMessage, OpenCodeSession
+from txcript.shared.formats.opencode.text import record_from_object, session_row
 from txcript.shared.jsonutil import INVALID, try_loads
-
-from .native import NativeMessage, OpenCodeSession
-from .text import record_from_object, session_row
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,11 @@ from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable
 from txcript.harnesses.base import Discovered, Saved, prefix_bounds
 from txcript.shared.files import preflight_write, sqlite_files
+from txcript.shared.formats.opencode import database
+from txcript.shared.formats.opencode.codec import first_assistant_model, meta_of
+from txcript.shared.formats.opencode.native import HARNESS, OpenCodeSession
 
-from . import database, files
-from .codec import first_assistant_model, meta_of
-from .native import HARNESS, OpenCodeSession
+from . import files
 
 DB_NAME = "opencode.db"
 
@@ -149,7 +150,7 @@ class OpenCodeStore:
 
     # -- write ------------------------------------------------------------------------------
     def save(self, native: OpenCodeSession, *, force: bool = False) -> Saved:
-        from . import write
+        from txcript.shared.formats.opencode import write
 
         preflight_write(self.database.parent, sqlite_files(self.database), store="OpenCode")
         session_id = write.save(self.database, native)
@@ -157,7 +158,7 @@ class OpenCodeStore:
         return Saved(id=session_id, reference=reference, location=self.location(reference))
 
     def delete(self, reference: str, *, force: bool = False) -> None:
-        from . import write
+        from txcript.shared.formats.opencode import write
 
         split = self._split(reference)
         if split is None:

@@ -34,7 +34,7 @@ from txcript.shared.timeutil import now, to_epoch_ms
 
 from . import rowbackup
 from .database import BUSY_TIMEOUT, MIGRATION_TABLES, describe, quote
-from .native import HARNESS, OpenCodeSession, Record
+from .native import OPENCODE, Dialect, OpenCodeSession, Record
 from .tools import SESSION_ID
 
 _MESSAGE = ("id", "session_id", "time_created", "time_updated", "data")
@@ -56,44 +56,52 @@ def _columns(conn: sqlite3.Connection, table: str) -> dict[str, _Column]:
     }
 
 
-def _unknown(database: Path, detail: str) -> StoreError:
-    return StoreError(f"{describe(database)} has an unknown schema ({detail}); nothing was written")
+def _unknown(database: Path, detail: str, dialect: Dialect = OPENCODE) -> StoreError:
+    return StoreError(
+        f"{describe(database, dialect)} has an unknown schema ({detail}); nothing was written"
+    )
 
 
 def check_schema(
-    conn: sqlite3.Connection, database: Path, session: dict[str, Any]
+    conn: sqlite3.Connection,
+    database: Path,
+    session: dict[str, Any],
+    dialect: Dialect = OPENCODE,
 ) -> dict[str, dict[str, _Column]]:
     tables = {
         str(name) for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
     }
     if not any(t in tables for t in MIGRATION_TABLES):
-        raise _unknown(database, "no `migration` or `__drizzle_migrations` table")
+        raise _unknown(database, "no `migration` or `__drizzle_migrations` table", dialect)
     found = {}
     for table, wanted in (("session", ("id",)), ("message", _MESSAGE), ("part", _PART)):
         columns = _columns(conn, table) if table in tables else {}
         if not columns:
-            raise _unknown(database, f"no `{table}` table")
+            raise _unknown(database, f"no `{table}` table", dialect)
         missing = [c for c in wanted if c not in columns]
         if missing:
-            raise _unknown(database, f"`{table}` has no `{missing[0]}` column")
+            raise _unknown(database, f"`{table}` has no `{missing[0]}` column", dialect)
         fills = (
             set(wanted) if table != "session" else {k for k, v in session.items() if v is not None}
         )
         for column in columns.values():
             if column.required and column.name not in fills:
-                raise _unknown(database, f"`{table}.{column.name}` needs a value txcript lacks")
+                raise _unknown(
+                    database, f"`{table}.{column.name}` needs a value txcript lacks", dialect
+                )
         found[table] = columns
     return found
 
 
-def _connect(database: Path) -> sqlite3.Connection:
-    info = shared_sqlite.inspect(database, describe(database))
+def _connect(database: Path, dialect: Dialect) -> sqlite3.Connection:
+    label = describe(database, dialect)
+    info = shared_sqlite.inspect(database, label)
     if info is None:
         raise StoreError(
-            f"no OpenCode database at {database}; run `opencode` once to create it "
-            "(nothing was written)"
+            f"no {dialect.name} database at {database}; run `{dialect.program}` once to create "
+            "it (nothing was written)"
         )
-    shared_sqlite.check_complete(database, info, describe(database))
+    shared_sqlite.check_complete(database, info, label)
     try:
         conn = sqlite3.connect(
             database.absolute().as_uri() + "?mode=rw",
@@ -103,7 +111,7 @@ def _connect(database: Path) -> sqlite3.Connection:
         )
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
     except sqlite3.Error as exc:
-        raise shared_sqlite.translate(describe(database), database, exc, writing=True) from None
+        raise shared_sqlite.translate(label, database, exc, writing=True) from None
     return conn
 
 
@@ -114,6 +122,7 @@ def transaction(
     *,
     check: Callable[[sqlite3.Connection], None],
     apply: Callable[[sqlite3.Connection], None],
+    dialect: Dialect = OPENCODE,
 ) -> backups.Backup | None:
     """``check`` then ``apply`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup.
 
@@ -125,7 +134,7 @@ def transaction(
     write's sweep, and None is returned.
     """
     backups.check_settings()
-    conn = _connect(database)
+    conn = _connect(database, dialect)
     pending: backup_rows.PendingRows | None = None
     taken: backups.Backup | None = None
     try:
@@ -136,7 +145,10 @@ def transaction(
                 before = rowbackup.capture(conn, session_id)
                 before_hash = rowbackup.fingerprint(conn, session_id)
                 pending = backup_rows.PendingRows(
-                    harness=HARNESS, database=database, operation=operation, session=session_id
+                    harness=dialect.harness,
+                    database=database,
+                    operation=operation,
+                    session=session_id,
                 )
                 pending.begin()
                 rowbackup.write_rows(pending, before)
@@ -157,7 +169,7 @@ def transaction(
                         )
             except sqlite3.Error as exc:
                 raise shared_sqlite.translate(
-                    describe(database), database, exc, writing=True
+                    describe(database, dialect), database, exc, writing=True
                 ) from None
     except BaseException:
         if conn.in_transaction:
@@ -174,8 +186,9 @@ def transaction(
 
 
 class _Save:
-    def __init__(self, database: Path, native: OpenCodeSession) -> None:
+    def __init__(self, database: Path, native: OpenCodeSession, dialect: Dialect) -> None:
         self.database = database
+        self.dialect = dialect
         self.native = native
         self.columns: dict[str, dict[str, _Column]] = {}
         self.row = dict(native.session)
@@ -183,7 +196,7 @@ class _Save:
     def __call__(self, conn: sqlite3.Connection) -> None:
         if self.row.get("project_id") is None:
             self.row["project_id"] = _project_for(conn, self.row.get("directory"))
-        self.columns = check_schema(conn, self.database, self.row)
+        self.columns = check_schema(conn, self.database, self.row, self.dialect)
 
     def apply(self, conn: sqlite3.Connection) -> None:
         session_id = self.native.id
@@ -243,35 +256,40 @@ def _project_for(conn: sqlite3.Connection, directory: Any) -> str:
     return "global"
 
 
-def save(database: Path, native: OpenCodeSession) -> str:
+def save(database: Path, native: OpenCodeSession, dialect: Dialect = OPENCODE) -> str:
     """Write ``native`` into ``database`` (replacing a session of the same id); returns its id."""
     session_id = check_session_id(native.id)
     if not SESSION_ID.match(session_id):
-        raise BadInput(f"`{session_id}` is not an OpenCode session id (ses_ + letters and digits)")
-    work = _Save(database, native)
+        raise BadInput(
+            f"`{session_id}` is not {dialect.a_name} session id (ses_ + letters and digits)"
+        )
+    work = _Save(database, native, dialect)
     try:
-        transaction(database, session_id, "save", check=work, apply=work.apply)
+        transaction(database, session_id, "save", check=work, apply=work.apply, dialect=dialect)
     except UnicodeEncodeError as exc:
         raise StoreError(f"writing {database}: text is not encodable as UTF-8 ({exc})") from None
     return session_id
 
 
 class _Archive:
-    def __init__(self, database: Path, session_id: str) -> None:
+    def __init__(self, database: Path, session_id: str, dialect: Dialect) -> None:
         self.database = database
         self.session_id = session_id
+        self.dialect = dialect
 
     def __call__(self, conn: sqlite3.Connection) -> None:
         columns = _columns(conn, "session")
         if "time_archived" not in columns:
-            raise _unknown(self.database, "`session` has no `time_archived` column")
+            raise _unknown(self.database, "`session` has no `time_archived` column", self.dialect)
         row = conn.execute(
             "SELECT time_archived FROM session WHERE id = ?", (self.session_id,)
         ).fetchone()
         if row is None:
-            raise BadInput(f"no OpenCode session {self.session_id} in {self.database}")
+            name = self.dialect.name
+            raise BadInput(f"no {name} session {self.session_id} in {self.database}")
         if row[0] is not None:
-            raise BadInput(f"OpenCode session {self.session_id} is already deleted (archived)")
+            name = self.dialect.name
+            raise BadInput(f"{name} session {self.session_id} is already deleted (archived)")
 
     def apply(self, conn: sqlite3.Connection) -> None:
         conn.execute(
@@ -280,19 +298,23 @@ class _Archive:
         )
 
 
-def archive(database: Path, session_id: str) -> str | None:
+def archive(database: Path, session_id: str, dialect: Dialect = OPENCODE) -> str | None:
     """Archive one session in place (OpenCode no longer lists it); returns the backup id (None
     when the write stands but its backup could not be published yet)."""
-    work = _Archive(database, session_id)
-    taken = transaction(database, session_id, "delete", check=work, apply=work.apply)
+    work = _Archive(database, session_id, dialect)
+    taken = transaction(
+        database, session_id, "delete", check=work, apply=work.apply, dialect=dialect
+    )
     return None if taken is None else taken.id
 
 
-def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups.Backup | None:
+def undo(
+    backup: backups.Backup, *, force: bool, busy_timeout: float, dialect: Dialect = OPENCODE
+) -> backups.Backup | None:
     """Undo the one save or delete ``backup`` guarded; returns the backup of the undo itself
     (None when the undo stands but its backup could not be published yet)."""
-    if backup.kind != "row" or not backup.session:
-        raise BadInput(f"backup {backup.id} is not an OpenCode row backup")
+    if backup.kind != "row" or not backup.session or backup.harness != dialect.harness:
+        raise BadInput(f"backup {backup.id} is not {dialect.a_name} row backup")
     stored, _details = backup_rows.read_rows(backup)
     state: rowbackup.State = {table: stored.get(table, []) for table, _ in rowbackup.TABLES}
     session_id = backup.session
@@ -301,8 +323,9 @@ def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups
         current = rowbackup.fingerprint(conn, session_id)
         if current != backup.after_hash and not force:
             raise BadInput(
-                f"OpenCode session {session_id} changed since backup {backup.id} was taken "
-                "(OpenCode kept working in it); nothing was written. Pass --force to undo anyway"
+                f"{dialect.name} session {session_id} changed since backup {backup.id} was "
+                f"taken ({dialect.name} kept working in it); nothing was written. Pass --force "
+                "to undo anyway"
             )
 
     return transaction(
@@ -311,6 +334,7 @@ def undo(backup: backups.Backup, *, force: bool, busy_timeout: float) -> backups
         "undo",
         check=check,
         apply=lambda conn: rowbackup.replace_rows(conn, session_id, state),
+        dialect=dialect,
     )
 
 

@@ -26,15 +26,14 @@ from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.jsonutil import INVALID
 
 from .codec import first_assistant_model, meta_of
-from .native import NativeMessage, OpenCodeSession, Record, is_secret_column
+from .native import OPENCODE, Dialect, NativeMessage, OpenCodeSession, Record, is_secret_column
 
 BUSY_TIMEOUT = 5.0
-_BUSY_HINT = "try again when OpenCode is idle"
 MIGRATION_TABLES = ("migration", "__drizzle_migrations")
 
 
-def describe(path: Path) -> str:
-    return f"OpenCode database {path}"
+def describe(path: Path, dialect: Dialect = OPENCODE) -> str:
+    return f"{dialect.name} database {path}"
 
 
 def quote(name: str) -> str:
@@ -60,7 +59,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> tuple[str, ...]:
     )
 
 
-def probe(conn: sqlite3.Connection, path: Path) -> Schema:
+def probe(conn: sqlite3.Connection, path: Path, dialect: Dialect = OPENCODE) -> Schema:
     """The schema, or :class:`StoreUnreadable` when this is not an OpenCode database."""
     tables = frozenset(
         str(name)
@@ -81,24 +80,24 @@ def probe(conn: sqlite3.Connection, path: Path) -> Schema:
     ]
     if missing:
         raise StoreUnreadable(
-            f"{describe(path)} is not an OpenCode database (no {', '.join(missing)})"
+            f"{describe(path, dialect)} is not {dialect.a_name} database (no {', '.join(missing)})"
         )
     return Schema(tables, session, message, part)
 
 
-def read(path: Path, work: Any) -> Any:
+def read(path: Path, work: Any, dialect: Dialect = OPENCODE) -> Any:
     """Run ``work(conn, schema)`` in one read transaction; None when the file does not exist."""
-    label = describe(path)
+    label = describe(path, dialect)
     info = shared_sqlite.inspect(path, label)
     if info is None:
         return None
     return shared_sqlite.read(
         path,
         info,
-        lambda conn: work(conn, probe(conn, path)),
+        lambda conn: work(conn, probe(conn, path, dialect)),
         label=label,
         busy_timeout=BUSY_TIMEOUT,
-        busy_hint=_BUSY_HINT,
+        busy_hint=dialect.busy_hint,
     )
 
 
@@ -174,11 +173,17 @@ def discover_rows(
     return found
 
 
-def load(conn: sqlite3.Connection, schema: Schema, path: Path, session_id: str) -> OpenCodeSession:
+def load(
+    conn: sqlite3.Connection,
+    schema: Schema,
+    path: Path,
+    session_id: str,
+    dialect: Dialect = OPENCODE,
+) -> OpenCodeSession:
     rows = session_rows(conn, schema, session_id)
     if not rows:
-        raise BadInput(f"no OpenCode session {session_id} in {path}")
-    label = f"OpenCode session {session_id}"
+        raise BadInput(f"no {dialect.name} session {session_id} in {path}")
+    label = f"{dialect.name} session {session_id}"
     times = [c if c in schema.message_columns else "NULL" for c in ("time_created", "time_updated")]
     messages: dict[str, tuple[Record, list[Record]]] = {}
     for message_id, created, updated, data in conn.execute(

@@ -20,6 +20,29 @@ from txcript.shared.jsonutil import INVALID, try_loads
 
 HARNESS = "opencode"
 
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """Which app's database this is: OpenCode's, or a fork's that keeps the same tables (Kilo's
+    ``kilo.db``). It names the harness a row backup belongs to and the app error messages name."""
+
+    harness: str
+    name: str
+    #: The program that creates the database on its first run.
+    program: str
+
+    @property
+    def a_name(self) -> str:
+        """The name with its article ("an OpenCode", "a Kilo")."""
+        return f"{'an' if self.name[:1] in 'AEIOU' else 'a'} {self.name}"
+
+    @property
+    def busy_hint(self) -> str:
+        return f"try again when {self.name} is idle"
+
+
+OPENCODE = Dialect(HARNESS, "OpenCode", "opencode")
+
 #: ``session`` columns whose value is JSON text (Drizzle ``text({mode: "json"})``).
 JSON_COLUMNS = frozenset(("summary_diffs", "revert", "permission", "model", "metadata"))
 
