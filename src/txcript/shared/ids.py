@@ -161,6 +161,22 @@ OPENCODE_IDS = IdGrammar(
     lambda source_id: "ses_" + foreign_uuid(source_id).replace("-", ""),
 )
 
+#: Cline's task ids: its VS Code tasks are named by the epoch milliseconds they started at, its CLI
+#: sessions ``<epoch ms>_<nanoid>``, Roo-era ones UUIDs; any id of letters, digits, ``_`` and
+#: ``-`` names a task directory. A foreign id outside the grammar becomes its UUIDv5.
+CLINE_IDS = IdGrammar(
+    "a Cline task id (letters, digits, _ and -)",
+    r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}",
+    foreign_uuid,
+)
+#: Kilo: its 2026 sessions (``kilo.db``) have OpenCode's ``ses_…`` ids, its older extension's
+#: tasks UUIDs; a foreign id becomes a ``ses_`` id, the kind a new copy is written as.
+KILO_IDS = IdGrammar(
+    "a Kilo session id (ses_ and letters or digits, or a UUID)",
+    f"{_OPENCODE}|{_UUID}",
+    lambda source_id: "ses_" + foreign_uuid(source_id).replace("-", ""),
+)
+
 
 #: Kimi Code's ``session_`` + a UUID; a foreign id becomes ``session_`` + its UUIDv5.
 KIMI_CODE_IDS = IdGrammar(

@@ -1,0 +1,76 @@
+"""The first elements of a task's JSON arrays, read from the head of the file.
+
+Discovery needs a task's first chat-view message (its start time) and its first user and
+assistant messages (title, working directory, model), not the megabytes after them. The head is
+read in growing pieces until those elements are whole, so a listing reads a few kilobytes of each
+task, and what it derives equals what a full load derives from the same elements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from txcript.shared.files import MAX_SESSION_FILE_BYTES, open_regular
+
+_FIRST_READ = 64 * 1024
+_decoder = json.JSONDecoder()
+
+
+def _elements(text: str, enough: Callable[[list[Any]], bool]) -> tuple[list[Any], bool]:
+    """The whole elements at the start of the array ``text`` begins, and whether the array (or
+    ``enough``) ended them (False: the text stopped inside one)."""
+    index = 0
+    while index < len(text) and text[index] in " \t\n\r":
+        index += 1
+    if index >= len(text):
+        return [], False
+    if text[index] != "[":
+        return [], True
+    index += 1
+    found: list[Any] = []
+    while True:
+        while index < len(text) and text[index] in " \t\n\r,":
+            index += 1
+        if index >= len(text):
+            return found, False
+        if text[index] == "]":
+            return found, True
+        try:
+            value, index = _decoder.raw_decode(text, index)
+        except (ValueError, RecursionError):
+            return found, False
+        found.append(value)
+        if enough(found):
+            return found, True
+
+
+def head_elements(path: Path, enough: Callable[[list[Any]], bool]) -> list[Any]:
+    """The first elements of the JSON array in ``path`` — until ``enough`` of them, or all —
+    read from a growing head; ``[]`` when the file is missing, empty or not an array."""
+    try:
+        handle = open_regular(path)
+    except Exception:
+        return []
+    with handle:
+        try:
+            size = os.fstat(handle.fileno()).st_size
+        except OSError:
+            return []
+        if size > MAX_SESSION_FILE_BYTES:
+            return []
+        want = _FIRST_READ
+        data = b""
+        while True:
+            try:
+                data += handle.read(want - len(data))
+            except OSError:
+                return []
+            text = data.decode("utf-8", errors="ignore")
+            found, ended = _elements(text, enough)
+            if ended or len(data) >= size:
+                return found
+            want *= 4

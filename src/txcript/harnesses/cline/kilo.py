@@ -1,0 +1,157 @@
+"""Kilo Code: the tasks of its older extension (a Roo fork, read as Roo's are), and the sessions of
+its 2026 line, kept in ``kilo.db`` — an OpenCode database, read and written by the OpenCode
+database code in :mod:`txcript.shared.formats.opencode` under Kilo's name.
+
+A Kilo session is one of two bodies: a :class:`~.native.ClineTask` (a task directory) or an
+:class:`~txcript.shared.formats.opencode.native.OpenCodeSession` (rows of ``kilo.db``). A new
+copy is written as the latter: the kind Kilo lists and resumes now (``kilo --session <id>``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from txcript import model as m
+from txcript.diagnostics import warn
+from txcript.errors import BadInput, StoreError, StoreUnreadable
+from txcript.harnesses.base import Discovered, Saved, prefix_bounds
+from txcript.shared import backups
+from txcript.shared.files import preflight_write, sqlite_files
+from txcript.shared.formats.opencode import codec as opencode_codec
+from txcript.shared.formats.opencode import database
+from txcript.shared.formats.opencode import text as opencode_text
+from txcript.shared.formats.opencode.native import Dialect, OpenCodeSession
+
+from . import codec, text
+from .native import ClineTask
+
+KILO = Dialect("kilo", "Kilo", "kilo")
+
+KiloSession = ClineTask | OpenCodeSession
+
+
+# ----------------------------------------------------------------------------------- codec
+
+
+def to_common(native: KiloSession) -> m.Transcript:
+    if isinstance(native, OpenCodeSession):
+        return opencode_codec.to_common(native)
+    return codec.to_common(native)
+
+
+def from_common(transcript: m.Transcript) -> OpenCodeSession:
+    return opencode_codec.from_common(transcript)
+
+
+def meta_of(native: KiloSession) -> m.Meta:
+    if isinstance(native, OpenCodeSession):
+        return opencode_codec.session_meta(native)
+    return codec.meta_of(native)
+
+
+# ------------------------------------------------------------------------------ text form
+
+
+def to_text(native: KiloSession) -> str:
+    if isinstance(native, OpenCodeSession):
+        return opencode_text.to_text(native)
+    return text.kilo_to_text(native)
+
+
+def from_text(document: str) -> KiloSession:
+    """A task bundle (:mod:`.text`) or a ``kilo export`` document (OpenCode's export)."""
+    if text.is_bundle(document):
+        return text.from_text(document)
+    return opencode_text.from_text(document)
+
+
+def sniff(document: Any) -> bool:
+    return text.sniff_flavour(document, "kilo")
+
+
+# ---------------------------------------------------------------------------------- store
+
+
+def discover(path: Path, id_prefix: str = "") -> list[Discovered]:
+    bounds = prefix_bounds(id_prefix)
+
+    def rows_of(conn: sqlite3.Connection, schema: database.Schema) -> list[Any]:
+        return database.discover_rows(conn, schema, bounds)
+
+    try:
+        rows = database.read(path, rows_of, KILO) or []
+    except (StoreError, StoreUnreadable) as exc:
+        warn(f"skipped {exc}")
+        return []
+    found = []
+    for row, meta in rows:
+        parent = row.get("parent_id")
+        found.append(
+            Discovered.from_meta(
+                KILO.harness,
+                f"{path}#{meta.id}",
+                meta,
+                parent=parent if isinstance(parent, str) and parent else None,
+            )
+        )
+    return found
+
+
+def load(path: Path, session_id: str) -> OpenCodeSession:
+    native = database.read(
+        path, lambda conn, schema: database.load(conn, schema, path, session_id, KILO), KILO
+    )
+    if native is None:
+        raise BadInput(f"no Kilo database at {path}")
+    return native  # type: ignore[no-any-return]
+
+
+def save(path: Path, native: OpenCodeSession) -> Saved:
+    from txcript.shared.formats.opencode import write
+
+    preflight_write(path.parent, sqlite_files(path), store="Kilo")
+    session_id = write.save(path, native, KILO)
+    reference = f"{path}#{session_id}"
+    return Saved(id=session_id, reference=reference, location=f"{path} session {session_id}")
+
+
+def delete(path: Path, session_id: str) -> None:
+    from txcript.shared.formats.opencode import write
+
+    write.archive(path, session_id, KILO)
+
+
+def fingerprints(path: Path, references: Iterable[str]) -> dict[str, str]:
+    wanted = {reference: reference[len(str(path)) + 1 :] for reference in references}
+    ids = list(wanted.values())
+    try:
+        prints: Any = database.read(
+            path, lambda conn, schema: database.fingerprints(conn, schema, ids), KILO
+        )
+    except (StoreError, StoreUnreadable):
+        prints = None
+    return {reference: (prints or {}).get(sid, "") for reference, sid in wanted.items()}
+
+
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+    """Undo one write: into ``kilo.db`` as OpenCode's are undone, else an editor state row."""
+    if Path(backup.database).name == "kilo.db":
+        from txcript.shared.formats.opencode import write
+
+        return write.undo(backup, force=force, busy_timeout=database.BUSY_TIMEOUT, dialect=KILO)
+    from . import saving
+
+    return saving.undo_backup(backup, force=force)
+
+
+def backup_committed(backup: backups.Backup, partial: Path) -> bool:
+    if Path(backup.database).name == "kilo.db":
+        from txcript.shared.formats.opencode import rowbackup
+
+        return rowbackup.committed(backup, partial)
+    from . import saving
+
+    return saving.backup_committed(backup, partial)
