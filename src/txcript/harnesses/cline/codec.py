@@ -477,8 +477,8 @@ def from_common_as(transcript: m.Transcript, flavour: Flavour) -> ClineTask:
         ),
     }
     if flavour is not CLINE:
+        # Roo's own index; the entry goes into an older release's globalState index too.
         files[HISTORY_ITEM] = stringify(entry)
-        return ClineTask(meta.id, tuple(sorted(files.items())), None, TASK)
     return ClineTask(meta.id, tuple(sorted(files.items())), entry, TASK)
 
 

@@ -77,7 +77,7 @@ def check_id(flavour: Flavour, task_id: str) -> str:
     return option_safe(task_id)
 
 
-def _index_kind(extension: ExtensionDir, flavour: Flavour, native: ClineTask) -> str:
+def _index_kind(extension: ExtensionDir, flavour: Flavour, native: ClineTask) -> str | None:
     """Which index the entry goes into (see the module notes)."""
     kinds = []
     if os.path.isfile(extension.history_file):
@@ -95,7 +95,8 @@ def _index_kind(extension: ExtensionDir, flavour: Flavour, native: ClineTask) ->
         return kinds[0]
     if native.entry_origin is not None:
         return native.entry_origin
-    return index.FILE if flavour.index == "file" else index.STATE
+    # Roo's and Kilo's own history_item.json (one of the task's files) is their index now.
+    return index.FILE if flavour.index == "file" else None
 
 
 def save(store: ClineFamilyStore, native: ClineTask, *, force: bool) -> Saved:
