@@ -9,6 +9,7 @@ copy is written as the latter: the kind Kilo lists and resumes now (``kilo --ses
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,14 +17,14 @@ from typing import Any
 
 from txcript import model as m
 from txcript.diagnostics import warn
-from txcript.errors import BadInput, StoreError, StoreUnreadable
+from txcript.errors import BadInput, Malformed, StoreError, StoreUnreadable
 from txcript.harnesses.base import Discovered, Saved, prefix_bounds
 from txcript.shared import backups
 from txcript.shared.files import preflight_write, sqlite_files
 from txcript.shared.formats.opencode import codec as opencode_codec
 from txcript.shared.formats.opencode import database
 from txcript.shared.formats.opencode import text as opencode_text
-from txcript.shared.formats.opencode.native import Dialect, OpenCodeSession
+from txcript.shared.formats.opencode.native import Dialect, NativeMessage, OpenCodeSession, Record
 
 from . import codec, text
 from .native import ClineTask
@@ -54,22 +55,88 @@ def meta_of(native: KiloSession) -> m.Meta:
 
 # ------------------------------------------------------------------------------ text form
 
+_SESSION_KEY = "kilo_session"
+
+
+def _record(record: Record) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "text": record.text,
+        "time_created": record.time_created,
+        "time_updated": record.time_updated,
+    }
+
+
+def _record_of(value: Any) -> Record:
+    if not isinstance(value, dict) or not isinstance(value.get("id"), str):
+        raise Malformed("kilo", "a message or part has no string `id`")
+    text, created, updated = value.get("text"), value.get("time_created"), value.get("time_updated")
+    if not isinstance(text, str):
+        raise Malformed("kilo", f"record {value['id']} has no `text`")
+    for stamp in (created, updated):
+        if stamp is not None and (type(stamp) is not int):
+            raise Malformed("kilo", f"record {value['id']} has a time that is not an integer")
+    return Record(value["id"], text, created, updated)
+
 
 def to_text(native: KiloSession) -> str:
+    """A task bundle, or a ``kilo.db`` session's rows exactly as stored (every column, each
+    ``data`` cell's text), so the text form round-trips."""
     if isinstance(native, OpenCodeSession):
-        return opencode_text.to_text(native)
+        document = {
+            _SESSION_KEY: {
+                "session": native.session,
+                "messages": [
+                    {"record": _record(x.record), "parts": [_record(p) for p in x.parts]}
+                    for x in native.messages
+                ],
+                "orphan_parts": [[owner, _record(part)] for owner, part in native.orphan_parts],
+            }
+        }
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     return text.kilo_to_text(native)
 
 
 def from_text(document: str) -> KiloSession:
-    """A task bundle (:mod:`.text`) or a ``kilo export`` document (OpenCode's export)."""
+    """A task bundle (:mod:`.text`), a ``kilo.db`` session (:func:`to_text`), or a ``kilo
+    export`` document (OpenCode's export)."""
     if text.is_bundle(document):
         return text.from_text(document)
+    head = document.lstrip()[:200]
+    if head.startswith("{") and f'"{_SESSION_KEY}"' in head:
+        try:
+            value = json.loads(document)
+        except ValueError as exc:
+            raise Malformed("kilo", f"the session document is not JSON: {exc}") from None
+        body = value.get(_SESSION_KEY) if isinstance(value, dict) else None
+        if not isinstance(body, dict) or not isinstance(body.get("session"), dict):
+            raise Malformed("kilo", f"a session document has a `{_SESSION_KEY}.session` object")
+        messages, orphans = body.get("messages", []), body.get("orphan_parts", [])
+        if not isinstance(messages, list) or not isinstance(orphans, list):
+            raise Malformed("kilo", "the session's `messages` or `orphan_parts` is not a list")
+        built = []
+        for message in messages:
+            if not isinstance(message, dict) or not isinstance(message.get("parts", []), list):
+                raise Malformed("kilo", "a message entry is not an object with a `parts` list")
+            built.append(
+                NativeMessage(
+                    _record_of(message.get("record")),
+                    tuple(_record_of(p) for p in message.get("parts", [])),
+                )
+            )
+        orphan_parts = []
+        for pair in orphans:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                raise Malformed("kilo", "an orphan part is not [message id, part]")
+            orphan_parts.append((pair[0], _record_of(pair[1])))
+        return OpenCodeSession(body["session"], tuple(built), tuple(orphan_parts))
     return opencode_text.from_text(document)
 
 
 def sniff(document: Any) -> bool:
-    return text.sniff_flavour(document, "kilo")
+    return text.sniff_flavour(document, "kilo") or (
+        isinstance(document, dict) and isinstance(document.get(_SESSION_KEY), dict)
+    )
 
 
 # ---------------------------------------------------------------------------------- store

@@ -158,7 +158,9 @@ def from_tool(tool: m.Tool, flavour: Flavour) -> tuple[str, Any]:
             return "read_file", {"path": tool.file_path}
     elif isinstance(tool, m.Write):
         return "write_to_file", {"path": tool.file_path, "content": tool.content}
-    elif isinstance(tool, m.Edit | m.MultiEdit) and flavour.harness == "cline":
+    elif (
+        isinstance(tool, m.Edit) or (isinstance(tool, m.MultiEdit) and len(tool.edits) > 1)
+    ) and flavour.harness == "cline":  # one block reads back as an Edit, none as no diff
         edits = (
             [(tool.old_string, tool.new_string, tool.replace_all)]
             if isinstance(tool, m.Edit)

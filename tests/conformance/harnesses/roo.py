@@ -1,0 +1,22 @@
+"""Roo Code: a task indexed in the editor's state.vscdb, and a 2026 task with its own
+history_item.json."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cline"))
+
+import cline_conformance as c
+
+from conformance.declare import Conformance, Family
+
+CONFORMANCE = Conformance(
+    harness="roo",
+    families=(
+        Family("state.vscdb index", c.roo_state, sessions=1),
+        Family("history_item.json", c.roo_item, sessions=1),
+    ),
+    representable=c.transcripts("roo"),
+)
