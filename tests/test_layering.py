@@ -185,11 +185,9 @@ def test_the_cycle_finder_catches_a_deferred_circle() -> None:
     # the two imports deferred into a function.
     graph = import_graph()
     graph["txcript.shared.formats.opencode.rowbackup"].add("txcript.shared.formats.opencode.write")
-    assert find_cycle(graph) == [
-        "txcript.shared.formats.opencode.write",
-        "txcript.shared.formats.opencode.rowbackup",
-        "txcript.shared.formats.opencode.write",
-    ]
+    pair = ["txcript.shared.formats.opencode.rowbackup", "txcript.shared.formats.opencode.write"]
+    # Found from whichever of the two the search reaches first.
+    assert find_cycle(graph) in ([*pair, pair[0]], [*pair[::-1], pair[1]])
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
 
 

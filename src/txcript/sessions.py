@@ -93,7 +93,9 @@ def _store_ids() -> list[str]:
 def existing_root(harness: Harness[Any]) -> Path | None:
     """The root of the harness's store on this machine, or None when it does not exist."""
     root = harness.default_root()
-    return None if root is None or not os.path.lexists(root) else root
+    if root is None or not os.path.lexists(root) or not harness.store_present(root):
+        return None
+    return root
 
 
 def existing_store(harness: Harness[Any]) -> Any:

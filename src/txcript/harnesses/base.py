@@ -334,6 +334,15 @@ class Harness(Generic[NativeT]):
         opened: Store[NativeT] = self._layer("open_store")(root)
         return opened
 
+    def store_present(self, root: Path) -> bool:
+        """Is there anything of the store under the existing ``root``? A harness whose root is a
+        directory every machine has (a home holding several apps' data) answers without
+        importing its store; any other is present wherever its root exists."""
+        if not self.provides("store_present"):
+            return True
+        present: bool = self._layer("store_present")(root)
+        return present
+
     def change_token(self, root: Path) -> str:
         """The change token of the store rooted at ``root`` (see :func:`root_change_token`), taken
         without opening the store, so a listing kept under it is used without even importing

@@ -35,6 +35,7 @@ CAPABILITIES: dict[str, str] = {
     "sniff_lines": "text",
     # store
     "open_store": "store",
+    "store_present": "store",
     "change_token": "store",
     "new_session_id": "store",
     "refuse_while_running": "store",

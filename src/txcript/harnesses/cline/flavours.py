@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import EDITOR_DIRS
+
 
 @dataclass(frozen=True, slots=True)
 class Flavour:
@@ -57,11 +59,8 @@ class Editor:
 #: The editors whose ``User`` directory is searched, in the order a new copy prefers when none of
 #: them has the extension's storage yet.
 EDITORS = (
-    Editor("VS Code", "Code", ("code", "Code")),
-    Editor("VS Code Insiders", "Code - Insiders", ("code-insiders", "Code - Insiders")),
-    Editor("Cursor", "Cursor", ("cursor", "Cursor")),
-    Editor("VSCodium", "VSCodium", ("codium", "VSCodium")),
+    Editor("VS Code", EDITOR_DIRS[0], ("code", "Code")),
+    Editor("VS Code Insiders", EDITOR_DIRS[1], ("code-insiders", "Code - Insiders")),
+    Editor("Cursor", EDITOR_DIRS[2], ("cursor", "Cursor")),
+    Editor("VSCodium", EDITOR_DIRS[3], ("codium", "VSCodium")),
 )
-
-#: Where each system keeps the editors' data directories, under the home directory.
-APP_DATA = (".config", "Library/Application Support", "AppData/Roaming")

@@ -22,19 +22,13 @@ themselves honour move these places as they move the apps: ``XDG_CONFIG_HOME`` (
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from txcript.harnesses.declare import home_dir
-
-from .flavours import APP_DATA, EDITORS, Editor, Flavour
+from . import places
+from .flavours import EDITORS, Editor, Flavour
 
 STATE_DB = "state.vscdb"
-KILO_DB = "kilo.db"
-
-#: The txcript variable naming each harness's root.
-ROOT_ENV = {"cline": "TXCRIPT_CLINE_HOME", "roo": "TXCRIPT_ROO_HOME", "kilo": "TXCRIPT_KILO_HOME"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,48 +54,18 @@ class ExtensionDir:
         return self.path / "state" / "taskHistory.json"
 
 
-def _system_app_data() -> str:
-    if sys.platform == "darwin":
-        return APP_DATA[1]
-    if sys.platform in ("win32", "cygwin"):
-        return APP_DATA[2]
-    return APP_DATA[0]
-
-
-def _env(name: str) -> Path | None:
-    value = os.environ.get(name)
-    return Path(value) if value else None
-
-
 class Locations:
     """The places one store looks in, worked out once from its root."""
 
-    def __init__(self, root: Path, flavour: Flavour, *, app_env: bool) -> None:
+    def __init__(self, root: Path, flavour: Flavour) -> None:
         self.root = root
         self.flavour = flavour
-        bases = [root.joinpath(*relative.split("/")) for relative in APP_DATA]
-        own = root.joinpath(*_system_app_data().split("/"))
-        if app_env:
-            moved = _env("APPDATA") if os.name == "nt" else _env("XDG_CONFIG_HOME")
-            if moved is not None:
-                own = moved
-                bases = [moved, *bases]
-        #: Where a new copy's editor directory goes.
+        bases, own, sessions, kilo = places(root, flavour.harness)
+        #: The editors' data directories read, and the one a new copy's editor directory goes.
+        self.app_data = bases
         self.own_app_data = own
-        self.app_data = list(dict.fromkeys(bases))
-        sessions = root / ".cline" / "data" / "sessions"
-        kilo = root / ".local" / "share" / "kilo" / KILO_DB
-        if app_env:
-            if (found := _env("CLINE_SESSION_DATA_DIR")) is not None:
-                sessions = found
-            elif (found := _env("CLINE_DATA_DIR")) is not None:
-                sessions = found / "sessions"
-            elif (found := _env("CLINE_DIR")) is not None:
-                sessions = found / "data" / "sessions"
-            if (found := _env("XDG_DATA_HOME")) is not None:
-                kilo = found / "kilo" / KILO_DB
-        self.sessions = sessions if flavour.harness == "cline" else None
-        self.kilo_db = kilo if flavour.harness == "kilo" else None
+        self.sessions = sessions
+        self.kilo_db = kilo
 
     def extension_dir(self, app_data: Path, editor: Editor) -> ExtensionDir:
         storage = app_data / editor.directory / "User" / "globalStorage"
@@ -142,8 +106,4 @@ class Locations:
 
 
 def open_locations(root: Path, flavour: Flavour) -> Locations:
-    """The store's places; the apps' own variables count only for the user's own home."""
-    override = os.environ.get(ROOT_ENV[flavour.harness])
-    home = home_dir()
-    app_env = not override and home is not None and Path(root) == home
-    return Locations(root, flavour, app_env=app_env)
+    return Locations(root, flavour)

@@ -25,7 +25,7 @@ import os
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Saved
@@ -37,11 +37,8 @@ from txcript.shared.text import shown
 
 from . import index
 from .flavours import EDITORS, Editor, Flavour
-from .locations import ExtensionDir
+from .locations import ExtensionDir, Locations
 from .native import SESSION, ClineTask
-
-if TYPE_CHECKING:
-    from .store import ClineFamilyStore
 
 _GRAMMARS: dict[str, IdGrammar] = {"cline": CLINE_IDS, "roo": UUID_IDS, "kilo": KILO_IDS}
 #: The backup's pseudo-table of the task files a save replaced (path, bytes before; NULL: absent).
@@ -99,12 +96,13 @@ def _index_kind(extension: ExtensionDir, flavour: Flavour, native: ClineTask) ->
     return index.FILE if flavour.index == "file" else None
 
 
-def save(store: ClineFamilyStore, native: ClineTask, *, force: bool) -> Saved:
-    flavour = store.flavour
+def save(root: Path, places: Locations, native: ClineTask, *, force: bool) -> Saved:
+    """Write ``native`` into the store rooted at ``root`` (whose places are ``places``)."""
+    flavour = places.flavour
     task_id = check_id(flavour, native.id)
     if native.origin == SESSION:
-        return _save_session(store, native, task_id, force=force)
-    extension = store.places.save_target()
+        return _save_session(root, places, native, task_id, force=force)
+    extension = places.save_target()
     task_dir = extension.tasks / task_id
     kind = _index_kind(extension, flavour, native) if native.entry is not None else None
     targets = [task_dir / name for name, _ in native.files]
@@ -112,7 +110,7 @@ def save(store: ClineFamilyStore, native: ClineTask, *, force: bool) -> Saved:
         targets.append(extension.history_file)
     elif kind == index.STATE:
         targets += sqlite_files(extension.state_db)
-    preflight_write(store.root, targets, store=flavour.name)
+    preflight_write(root, targets, store=flavour.name)
     if not force:
         _refuse((extension.editor,), flavour.name)
     if os.path.lexists(task_dir) and not force:
@@ -217,13 +215,13 @@ def _save_into_state(
 
 
 def _save_session(
-    store: ClineFamilyStore, native: ClineTask, task_id: str, *, force: bool
+    root: Path, places: Locations, native: ClineTask, task_id: str, *, force: bool
 ) -> Saved:
-    sessions = store.places.sessions
+    sessions = places.sessions
     if sessions is None:
-        raise BadInput(f"{store.flavour.name} keeps no CLI sessions")
+        raise BadInput(f"{places.flavour.name} keeps no CLI sessions")
     directory = sessions / task_id
-    preflight_write(store.root, [directory / name for name, _ in native.files], store="Cline CLI")
+    preflight_write(root, [directory / name for name, _ in native.files], store="Cline CLI")
     if os.path.lexists(directory) and not force:
         raise BadInput(
             f"the Cline CLI already holds a session `{task_id}` at {directory}; refusing to "
@@ -242,14 +240,13 @@ def _save_session(
 
 
 def delete(
-    store: ClineFamilyStore,
+    flavour: Flavour,
     kind: str,
     extension: ExtensionDir | None,
     task_dir: Path,
     *,
     force: bool,
 ) -> None:
-    flavour = store.flavour
     task_id = task_dir.name
     if kind == SESSION or extension is None:
         backups.create_files(

@@ -221,7 +221,7 @@ class ClineFamilyStore:
                     f"a {self.flavour.name} task is a task directory, not a database session"
                 )
             return kilo.save(self.places.kilo_db, native)
-        return saving.save(self, native, force=force)
+        return saving.save(self.root, self.places, native, force=force)
 
     def delete(self, reference: str, *, force: bool = False) -> None:
         from . import saving
@@ -232,7 +232,7 @@ class ClineFamilyStore:
 
             kilo.delete(path, reference[len(str(path)) + 1 :])
             return
-        saving.delete(self, kind, extension, path, force=force)
+        saving.delete(self.flavour, kind, extension, path, force=force)
 
     def fingerprints(self, references: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -302,3 +302,8 @@ def state_database_of(store: ClineFamilyStore) -> Path:
     """The editor state database a restore may write to without --force: that of the editor a
     save goes to (the one whose storage of the extension was used last)."""
     return store.places.save_target().state_db
+
+
+def kilo_database_of(store: ClineFamilyStore) -> Path | None:
+    """Kilo's: its ``kilo.db``, where its copies go."""
+    return store.places.kilo_db
