@@ -196,10 +196,15 @@ def test_a_roo_copy_goes_into_the_state_vscdb_index_and_restore_undoes_it(tmp_pa
 
     plan = restoring.plan(saved.backup)
     assert plan.trusted is False  # the default root is HOME, not this store
-    restoring.restore(plan, force=True)
+    undone = restoring.restore(plan, force=True)
     assert _rows(database) == rows_before
     assert not task.exists()
     assert [d.meta_id for d in store.discover()] == [f.ROO_TASK]
+    # The undo took its own backup: restoring that one redoes the save, files included.
+    assert undone is not None
+    restoring.restore(restoring.plan(undone.id), force=True)
+    assert _rows(database) == rows_after
+    assert json.loads((task / "history_item.json").read_text())["task"] == "Check the build"
 
 
 def test_a_write_into_a_running_editors_state_vscdb_is_refused_and_leaves_it_byte_identical(
@@ -327,7 +332,7 @@ def test_a_kilo_copy_is_a_kilo_db_session_and_restore_undoes_it(tmp_path: Path) 
         m.ToolUse(id="toolu_b1", tool=m.Bash(command="make"))
     ]
     (backup,) = [b for b in backups.list_backups() if b.harness == "kilo"]
-    assert backup.database == str(database.resolve())
+    assert backup.database == str(database.resolve()) and saved.backup == backup.id
     kilo.undo_backup(backup)
     assert {d.meta_id for d in store.discover()} == {f.KILO_SESSION}
     assert f.KILO_SECRET not in backup.path.read_bytes().decode("utf-8", "replace")

@@ -182,7 +182,17 @@ def save(path: Path, native: OpenCodeSession) -> Saved:
     preflight_write(path.parent, sqlite_files(path), store="Kilo")
     session_id = write.save(path, native, KILO)
     reference = f"{path}#{session_id}"
-    return Saved(id=session_id, reference=reference, location=f"{path} session {session_id}")
+    taken = [
+        b
+        for b in backups.list_backups(path)
+        if b.harness == KILO.harness and b.session == session_id
+    ]
+    return Saved(
+        id=session_id,
+        reference=reference,
+        location=f"{path} session {session_id}",
+        backup=max(taken, key=lambda b: b.created_at).id if taken else None,
+    )
 
 
 def delete(path: Path, session_id: str) -> None:

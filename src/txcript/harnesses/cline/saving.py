@@ -312,7 +312,7 @@ def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backu
     save wrote taken back (or put back as they were), unless the editor changed them since."""
 
     def files_back(stored: dict[str, list[Any]], pending: backup_rows.PendingRows) -> None:
-        plan: list[tuple[Path, bytes | None]] = []
+        plan: list[tuple[Path, bytes | None, bytes | None]] = []
         for _position, cells in stored.get(FILES_TABLE, []):
             by_name = {column: value for column, _kind, value in cells}
             raw_path = by_name.get("path")
@@ -326,13 +326,29 @@ def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backu
                     "written. Pass --force to undo anyway"
                 )
             before = by_name.get("data")
-            plan.append((path, before if isinstance(before, bytes) else None))
-        for path, before in plan:
+            plan.append((path, current, before if isinstance(before, bytes) else None))
+        # The undo's own backup holds the files as it found them: restoring it redoes the save.
+        pending.add_rows(
+            FILES_TABLE,
+            [
+                (
+                    position,
+                    [
+                        ("path", "text", str(path).encode("utf-8", "surrogateescape")),
+                        ("data", "null" if now is None else "blob", now),
+                        ("after", "null" if before is None else "blob", before),
+                    ],
+                )
+                for position, (path, now, before) in enumerate(plan)
+            ],
+        )
+        for path, _now, before in plan:
             if before is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(path, before, follow_symlinks=False)
             elif os.path.lexists(path):
                 path.unlink()
-        for directory in dict.fromkeys(path.parent for path, _ in plan):
+        for directory in dict.fromkeys(path.parent for path, _, _ in plan):
             with contextlib.suppress(OSError):
                 directory.rmdir()  # the task directory the save created, now empty
 
