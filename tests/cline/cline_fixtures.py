@@ -283,7 +283,8 @@ def cline_native_task(home: Path) -> Path:
 
 
 def cline_sdk_session(home: Path) -> Path:
-    """A Cline CLI (Cline 4) session under ``~/.cline/data/sessions/<id>/``."""
+    """A Cline CLI (Cline 4) session under ``~/.cline/data/sessions/<id>/``, shaped as the
+    ``cline`` CLI 3.0.65 writes one (manifest, and messages with ``modelInfo.id``)."""
     directory = home / ".cline" / "data" / "sessions" / SDK_SESSION
     directory.mkdir(parents=True)
     manifest = {
@@ -296,7 +297,11 @@ def cline_sdk_session(home: Path) -> Path:
         "cwd": "/home/dev/site",
         "workspace_root": "/home/dev/site",
         "prompt": "Add a footer",
-        "metadata": {"title": "Add a footer to the site"},
+        "metadata": {
+            "sessionHistoryOrigin": {"mode": "user", "version": "3.0.65"},
+            "title": "Add a footer to the site",
+            "totalCost": 0,
+        },
         "messages_path": f"{SDK_SESSION}.messages.json",
     }
     messages = {
@@ -304,10 +309,19 @@ def cline_sdk_session(home: Path) -> Path:
         "updated_at": "2026-03-03T10:00:09.000Z",
         "agent": "lead",
         "sessionId": SDK_SESSION,
+        "origin": "cli",
         "messages": [
-            {"role": "user", "content": "Add a footer", "ts": T0 + 172_800_000 + 100},
+            {
+                "id": "30f7cf0c-e1a7-42cd-a339-270674f32c6d",
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": '<user_input mode="act">Add a footer</user_input>'}
+                ],
+                "ts": T0 + 172_800_000 + 100,
+            },
             {
                 "role": "assistant",
+                "modelInfo": {"id": "claude-haiku-4-5", "provider": "anthropic"},
                 "content": [
                     {
                         "type": "tool_use",

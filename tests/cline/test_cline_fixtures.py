@@ -216,7 +216,9 @@ CLI_SESSION = {
     "messages": [
         {
             "role": "user",
-            "content": [{"type": "text", "text": "Add a footer"}],
+            "content": [
+                {"type": "text", "text": '<user_input mode="act">Add a footer</user_input>'}
+            ],
             "timestamp": "2026-03-03T10:00:00.100Z",
         },
         {
@@ -233,6 +235,7 @@ CLI_SESSION = {
                 }
             ],
             "timestamp": "2026-03-03T10:00:02Z",
+            "model": "claude-haiku-4-5",
         },
         {
             "role": "user",

@@ -143,6 +143,36 @@ OTHER_CHECKS = (
         "Nothing is written into an export, so no client resumes one (its conversations are "
         "continued into Claude Code and the others).",
     ),
+    (
+        "cline",
+        "`cline@3.0.65`",
+        "not run",
+        "The CLI installs and runs offline, but it keeps its own sessions "
+        "(`~/.cline/data/sessions/<id>/`, indexed in `~/.cline/data/db/sessions.db`) and lists no "
+        "VS Code task, while txcript's Cline copies are VS Code tasks (the task directory and its "
+        "History entry, what the extension lists), so the CLI has nothing txcript wrote to resume. "
+        "It also takes a base URL only for OpenAI-compatible providers (chat completions, which "
+        "the stub does not speak), and each run leaves a hub daemon (`cline --cline-hub-daemon`) "
+        "running after it exits. txcript reads the CLI's sessions; the fixture is shaped as a "
+        "session this CLI wrote.",
+    ),
+    (
+        "roo",
+        "none",
+        "not run",
+        "Roo Code (and Kilo's older extension) are VS Code extensions with no CLI; resuming needs "
+        "a running editor, which the tier does not start.",
+    ),
+    (
+        "kilo (as a writer)",
+        "`@kilocode/cli@7.7.7`",
+        "rows above",
+        "Resuming a session whose last reply failed (stop reason `error`), Kilo takes that whole "
+        "turn back (every reply after the last prompt, deleted from its copy) and answers the "
+        "prompt again; OpenCode keeps the turn. The OpenCode export source ends that way, so its "
+        "Kilo row shows the prompt alone. The pin is 7.7.7: 7.8.1's optional platform packages "
+        "are not all on the registry, so its install fails.",
+    ),
 )
 NOT_RESUMED = (
     "\n## Harnesses verified another way\n\n"

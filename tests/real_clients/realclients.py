@@ -28,9 +28,12 @@ CLIENTS = {
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
     "droid": ("@factory/cli", "0.225.1", "droid"),
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1", "pi"),
+    # 7.7.7: the newest release whose Linux binary package the registry serves for every
+    # optional platform package npm resolves (7.8.1's musl builds are missing).
+    "kilo": ("@kilocode/cli", "7.7.7", "kilo"),
 }
 #: The clients whose harness txcript writes into (the resume matrix); the rest are sources.
-WRITERS = ("claude_code", "codex", "gemini", "opencode", "qwen", "droid", "pi")
+WRITERS = ("claude_code", "codex", "gemini", "opencode", "qwen", "droid", "pi", "kilo")
 #: Packages a pinned client needs beside it. ``@factory/cli@0.225.1`` names its platform binary
 #: ``@factory/cli-linux-x64@0.225.1`` as an optional dependency, but the registry serves that
 #: binary only as 0.225.2 (it reports itself as 0.225.2), so it is named explicitly.

@@ -1,5 +1,5 @@
-"""The real Claude Code, Codex, Gemini, OpenCode, Qwen Code, Factory droid and pi CLIs resume
-what txcript writes, offline.
+"""The real Claude Code, Codex, Gemini, OpenCode, Qwen Code, Factory droid, pi and Kilo CLIs
+resume what txcript writes, offline.
 
 For every (writer, source) pair, txcript writes the source into the writer's store with
 ``continue --with <writer>``; the pinned client then resumes a **copy** of that store (resuming
@@ -257,7 +257,10 @@ def _anthropic_seen(body: dict[str, Any]) -> dict[str, Any]:
 
 def _is_probe(block: dict[str, Any]) -> bool:
     text = block.get("text", "") if block.get("type") == "text" else None
-    return text is not None and (text == PROBE or text.startswith("<system-reminder>"))
+    # Kilo puts its reminders and environment details after the probe behind a blank line.
+    return text is not None and (
+        text == PROBE or text.lstrip().startswith(("<system-reminder>", "<environment_details>"))
+    )
 
 
 def _anthropic_reasoning(body: dict[str, Any], thinking: list[str]) -> str:
@@ -715,6 +718,92 @@ def pi(work: Path, source: Source, client: Path) -> Outcome:
     return Outcome(expected, seen, reasoning, filled)
 
 
+# ------------------------------------------------------------------------------------ Kilo
+
+#: Kilo's CLI is an OpenCode fork: the same switches, under its own name.
+KILO_OFFLINE = {
+    "KILO_DISABLE_AUTOUPDATE": "1",
+    "KILO_DISABLE_MODELS_FETCH": "1",
+    "KILO_DISABLE_DEFAULT_PLUGINS": "1",
+    "KILO_DISABLE_LSP_DOWNLOAD": "1",
+    "KILO_DISABLE_SHARE": "1",
+}
+
+
+def kilo_pristine(place: Path, client: Path) -> Path:
+    """A HOME in which the real Kilo CLI created its own empty ``kilo.db`` (txcript writes into
+    an existing database and never creates one)."""
+    home = place / "home"
+    home.mkdir(parents=True)
+    env = dict(_base_env(), **_home_env(home), **KILO_OFFLINE)
+    _run([str(client), "session", "list", "--format", "json"], home, env)
+    assert (home / ".local" / "share" / "kilo" / "kilo.db").is_file()
+    return home
+
+
+def _kilo_copy(work: Path, env: dict[str, str], stub: modelstub.ModelStub) -> dict[str, str]:
+    """A copy of the HOME txcript wrote into, with the stub as Kilo's one provider (through the
+    bundled Anthropic provider, as for OpenCode)."""
+    home = _copy(work, "home")
+    config = {
+        "$schema": "https://app.kilo.ai/config.json",
+        "provider": {
+            "stub": {
+                "npm": "@ai-sdk/anthropic",
+                "name": "model stub",
+                "options": {"baseURL": f"{stub.url}/v1", "apiKey": "sk-ant-test-not-a-key"},
+                "models": {
+                    "stub-model": {
+                        "name": "stub model",
+                        "attachment": True,
+                        "modalities": {"input": ["text", "image"], "output": ["text"]},
+                    }
+                },
+            }
+        },
+        "model": OPENCODE_MODEL,
+        "small_model": OPENCODE_MODEL,
+        "share": "disabled",
+        "autoupdate": False,
+    }
+    (home / ".config" / "kilo" / "kilo.jsonc").write_text(json.dumps(config))
+    return dict(env, **_home_env(home), **KILO_OFFLINE)
+
+
+def kilo(work: Path, source: Source, client: Path, pristine: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "kilo", pristine)
+        transcript = _read_back(env, "kilo", written["id"])
+        run_env = _kilo_copy(work, env, stub)
+        command = _opencode_run(client, written, "-m", OPENCODE_MODEL)
+        _run_opencode(command, work / "project", run_env)
+        bodies = _opencode_bodies(stub)
+    finally:
+        stub.close()
+    assert bodies, "Kilo sent no request to the model stub"
+    reasoning = _anthropic_reasoning(bodies[0], source.thinking)
+    seen = _anthropic_seen(bodies[0])
+    filled = seen.pop("filled")
+    return Outcome(_expected(_kilo_retried(transcript)), seen, reasoning, filled)
+
+
+def _kilo_retried(transcript: m.Transcript) -> m.Transcript:
+    """What Kilo resumes from: a session whose last reply failed (stop reason ``error``) has
+    that whole turn — every reply after the last prompt — taken back, and the prompt is answered
+    again (OpenCode keeps the turn). Any other session as it is."""
+    messages = transcript.messages
+    if not messages or messages[-1].role != "assistant" or messages[-1].stop_reason != "error":
+        return transcript
+    prompts = [
+        i
+        for i, message in enumerate(messages)
+        if message.role == "user" and any(not isinstance(b, m.ToolResult) for b in message.content)
+    ]
+    kept = messages[: prompts[-1] + 1] if prompts else ()
+    return m.Transcript(meta=transcript.meta, messages=kept)
+
+
 # ------------------------------------------------------------------------------- the matrix
 
 MATRIX_TEST = "test_the_client_resumes_the_copy_and_rebuilds_every_turn"
@@ -751,6 +840,9 @@ def matrix(
             pristine = pool.submit(
                 opencode_pristine, root / "opencode-pristine", clients["opencode"]
             )
+        kilo_home: Future[Path] | None = None
+        if clients.get("kilo") is not None:
+            kilo_home = pool.submit(kilo_pristine, root / "kilo-pristine", clients["kilo"])
         drivers: dict[str, Callable[[Path, Source, Path], Outcome]] = {
             "claude_code": claude_code,
             "codex": codex,
@@ -761,6 +853,7 @@ def matrix(
             "qwen": qwen,
             "droid": droid,
             "pi": pi,
+            "kilo": lambda work, source, client: kilo(work, source, client, _wait(kilo_home)),
         }
         futures: dict[Case, Future[Outcome]] = {}
         for writer, source in cases:

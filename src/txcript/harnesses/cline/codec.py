@@ -38,7 +38,8 @@ from .tools import from_tool, to_tool
 
 NAMESPACE = namespace_from_ascii(b"txcript-cline!!!")
 _CWD = re.compile(r"# Current (?:Working Directory|Workspace Directory) \((.+?)\)")
-_TASK = re.compile(r"^\s*<task>\s*(.*?)\s*</task>", re.DOTALL)
+#: The first prompt as the extensions (``<task>``) and the CLI (``<user_input …>``) wrap it.
+_TASK = re.compile(r"^\s*<(task|user_input)(?: [^>]*)?>\s*(.*?)\s*</\1>", re.DOTALL)
 _MAX_MS = 253402300799999  # the end of year 9999
 
 
@@ -86,7 +87,7 @@ def _prompt(first_user: Any) -> str | None:
     for text in texts:
         match = _TASK.match(text)
         if match:
-            return match.group(1)
+            return match.group(2)
         if not text.lstrip().startswith("<environment_details>"):
             return text
     return None
@@ -101,8 +102,11 @@ def _cwd_of(first_user: Any) -> str | None:
 
 
 def _model_of(message: Any) -> str | None:
+    """A reply's model: ``modelInfo.modelId`` (the extensions), ``modelInfo.id`` (the CLI)."""
     info = message.get("modelInfo") if isinstance(message, dict) else None
-    return _str(info.get("modelId")) if isinstance(info, dict) else None
+    if not isinstance(info, dict):
+        return None
+    return _str(info.get("modelId")) or _str(info.get("id"))
 
 
 def derive_meta(

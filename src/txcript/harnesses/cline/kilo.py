@@ -43,8 +43,12 @@ def to_common(native: KiloSession) -> m.Transcript:
     return codec.to_common(native)
 
 
+#: Kilo's default agent (OpenCode's is ``build``, which Kilo does not have).
+AGENT = "code"
+
+
 def from_common(transcript: m.Transcript) -> OpenCodeSession:
-    return opencode_codec.from_common(transcript)
+    return opencode_codec.from_common(transcript, agent=AGENT)
 
 
 def meta_of(native: KiloSession) -> m.Meta:

@@ -444,8 +444,9 @@ class _Assistant:
 
 
 class _Writer:
-    def __init__(self, transcript: m.Transcript, session_id: str) -> None:
+    def __init__(self, transcript: m.Transcript, session_id: str, agent: str) -> None:
         self.meta = transcript.meta
+        self.agent = agent
         self.transcript = transcript
         self.session_id = session_id
         self.ids = IdMint(session_id)
@@ -492,7 +493,7 @@ class _Writer:
         self.calls.clear()
         model = self._model_near(index)
         message_id = self.ids.next("msg", when)
-        data: dict[str, Any] = {"role": "user", "time": {"created": when}, "agent": "build"}
+        data: dict[str, Any] = {"role": "user", "time": {"created": when}, "agent": self.agent}
         if model is not None:
             # Without a known model the field is left out: OpenCode then answers on the user's
             # default model, where a made-up reference fails the resume ("Model not found").
@@ -552,8 +553,8 @@ class _Writer:
             "parentID": self.last_user or "",
             "modelID": message.model or "",
             "providerID": provider_of(message.model),
-            "mode": "build",
-            "agent": "build",
+            "mode": self.agent,
+            "agent": self.agent,
             "path": {"cwd": self.cwd, "root": self.cwd},
             "cost": 0,
             "tokens": tokens_of(None),
@@ -649,9 +650,11 @@ def _records(
 
 
 @without_gc
-def from_common(transcript: m.Transcript) -> OpenCodeSession:
+def from_common(transcript: m.Transcript, *, agent: str = "build") -> OpenCodeSession:
+    """The session as OpenCode writes it; ``agent`` is the agent its turns are filed under
+    (OpenCode's default is ``build``; a fork may name its own, such as Kilo's ``code``)."""
     session_id = session_id_for(transcript.meta.id, _ms(transcript.meta.timestamp))
-    writer = _Writer(transcript, session_id)
+    writer = _Writer(transcript, session_id, agent)
     for index, message in enumerate(transcript.messages):
         if message.role == "assistant":
             writer.assistant(message)
