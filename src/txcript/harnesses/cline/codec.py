@@ -208,6 +208,9 @@ class _Reader:
         if isinstance(content, str):
             return [m.Text(text=content)]
         if not isinstance(content, list):
+            if content is not None:
+                self.kept_as_text += 1
+                return [m.Text(text=dumps_compact(content))]
             return []
         return [b for b in (self.block(x) for x in content) if b is not None]
 
@@ -344,6 +347,10 @@ def _user_xml(reader: _Reader, content: Any, calls: list[tuple[xmlera.Call, str]
 def to_common(task: ClineTask) -> m.Transcript:
     meta = meta_of(task)
     messages = task.api_messages()
+    if not messages and task.raw(task.messages_file) is not None:
+        raw = task.json(task.messages_file)
+        if not (isinstance(raw, list) or (isinstance(raw, dict) and raw.get("messages") == [])):
+            warn(f"{task.id}: {task.messages_file} is not a JSON list of messages; read as empty")
     reader = _Reader(task, meta)
     calls = _xml_calls(task, messages) if xmlera.is_xml_era(messages) else {}
     when = meta.timestamp
@@ -367,8 +374,9 @@ def to_common(task: ClineTask) -> m.Transcript:
         )
     if skipped:
         warn(
-            f"{task.id}: skipped {skipped} history entr{'y' if skipped == 1 else 'ies'} that "
-            "are not user or assistant messages"
+            f"{task.id}: skipped {skipped} history "
+            f"{'entry that is not a' if skipped == 1 else 'entries that are not'} user or "
+            f"assistant message{'' if skipped == 1 else 's'}"
         )
     if reader.kept_as_text:
         warn(

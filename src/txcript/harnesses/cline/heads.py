@@ -51,6 +51,8 @@ def _elements(text: str, enough: Callable[[list[Any]], bool]) -> tuple[list[Any]
 def head_elements(path: Path, enough: Callable[[list[Any]], bool]) -> list[Any]:
     """The first elements of the JSON array in ``path`` — until ``enough`` of them, or all —
     read from a growing head; ``[]`` when the file is missing, empty or not an array."""
+    if os.path.islink(path):
+        return []  # a load does not follow it either: the listing must say what a load says
     try:
         handle = open_regular(path)
     except Exception:

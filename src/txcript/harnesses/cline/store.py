@@ -74,8 +74,8 @@ def _both_roles(found: list[Any]) -> bool:
 
 def _history_item(task_dir: Path) -> dict[str, Any] | None:
     path = task_dir / HISTORY_ITEM
-    if not os.path.isfile(path):
-        return None
+    if os.path.islink(path) or not os.path.isfile(path):
+        return None  # a load keeps regular files only
     try:
         from txcript.shared.jsonutil import try_loads
 
