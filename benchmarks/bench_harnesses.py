@@ -87,6 +87,7 @@ LIST_QUERIES: dict[str, tuple[str, str]] = {
         "archived_at FROM sessions",
     ),
 }
+LIST_QUERIES["kilo"] = (".local/share/kilo/kilo.db", LIST_QUERIES["opencode"][1])
 #: The rows of one session of a database store, by harness: ``(database, SQL with one ?)``.
 EXPORT_QUERIES: dict[str, tuple[str, str]] = {
     "cursor_desktop": (
@@ -103,6 +104,8 @@ EXPORT_QUERIES: dict[str, tuple[str, str]] = {
     # (one database per project: the session's own, named by its listing reference)
     "crush": ("", "SELECT parts FROM messages WHERE session_id = ?"),
 }
+# Kilo's copies go into kilo.db, OpenCode's tables under the home its root names.
+EXPORT_QUERIES["kilo"] = (".local/share/kilo/kilo.db", EXPORT_QUERIES["opencode"][1])
 #: Read-only sources, built by hand: ``builder(root, sessions, messages) -> large session id``.
 BUILDERS: dict[str, Callable[[Path, int, int], str]] = {}
 
@@ -140,6 +143,13 @@ def _cowork_account(root: Path) -> None:
     )
 
 
+def _empty_kilo(root: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests" / "cline"))
+    import cline_fixtures
+
+    cline_fixtures.empty_kilo_db(root)
+
+
 #: What a store root must hold before the harness's writer can write into it (the app's own
 #: files, which the app creates on its first run).
 PREPARE: dict[str, Callable[[Path], None]] = {
@@ -147,6 +157,7 @@ PREPARE: dict[str, Callable[[Path], None]] = {
     "goose": _empty_goose,
     "crush": _empty_crush,
     "cowork": _cowork_account,
+    "kilo": _empty_kilo,
 }
 
 WALK_FLOOR = r"""
