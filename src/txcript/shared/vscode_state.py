@@ -94,10 +94,7 @@ def read_item(path: Path, key: str) -> Item | None:
     def work(conn: sqlite3.Connection) -> Item | None:
         return _find(conn, key) if _has_table(conn) else None
 
-    try:
-        return shared_sqlite.read(path, info, work, label=label(path), busy_timeout=BUSY_TIMEOUT)
-    except StoreError:
-        raise
+    return shared_sqlite.read(path, info, work, label=label(path), busy_timeout=BUSY_TIMEOUT)
 
 
 # ------------------------------------------------------------------------------ the row

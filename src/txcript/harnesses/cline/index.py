@@ -11,6 +11,7 @@ entry, and every other key of the globalState, keeps its bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +138,7 @@ def drop_entry(text: str, task_id: str) -> str:
     return jsonspans.remove(parsed, doomed)
 
 
-def with_state_history(item: vscode_state.Item | None, edit: Any) -> str:
+def with_state_history(item: vscode_state.Item | None, edit: Callable[[str | None], str]) -> str:
     """The globalState text with its ``taskHistory`` array edited by ``edit(text | None)``;
     every other key keeps its bytes. A globalState that is not a JSON object is refused."""
     if item is None:

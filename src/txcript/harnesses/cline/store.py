@@ -25,6 +25,7 @@ from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable
 from txcript.harnesses.base import Discovered, Saved
 from txcript.shared.files import MAX_SESSION_FILE_BYTES, read_regular
+from txcript.shared.jsonutil import try_loads
 
 from . import index
 from .codec import derive_meta
@@ -77,8 +78,6 @@ def _history_item(task_dir: Path) -> dict[str, Any] | None:
     if os.path.islink(path) or not os.path.isfile(path):
         return None  # a load keeps regular files only
     try:
-        from txcript.shared.jsonutil import try_loads
-
         value = try_loads(read_regular(path, limit=MAX_SESSION_FILE_BYTES))
     except (StoreError, StoreUnreadable):
         return None
@@ -165,8 +164,6 @@ class ClineFamilyStore:
             manifest_path = directory / f"{entry_dir.name}.json"
             if not os.path.isfile(manifest_path):
                 continue
-            from txcript.shared.jsonutil import try_loads
-
             try:
                 manifest = try_loads(read_regular(manifest_path, limit=MAX_SESSION_FILE_BYTES))
             except (StoreError, StoreUnreadable) as exc:
@@ -253,8 +250,6 @@ class ClineFamilyStore:
 
 def _session_head(path: Path) -> list[Any]:
     """A CLI session's first messages (its file is ``{…, "messages": [...]}``): read whole."""
-    from txcript.shared.jsonutil import try_loads
-
     if not os.path.isfile(path):
         return []
     try:
