@@ -6,11 +6,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cline"))
+_TESTS = Path(__file__).resolve().parents[2]
+for _place in (_TESTS / "cline", _TESTS / "conformance"):
+    if str(_place) not in sys.path:
+        sys.path.insert(0, str(_place))
 
-import cline_conformance as c
-
-from conformance.declare import Conformance, Family
+import cline_conformance as c  # noqa: E402
+from declare import Conformance, Family  # noqa: E402
 
 CONFORMANCE = Conformance(
     harness="kilo",
