@@ -35,15 +35,33 @@ def _listed_and_loaded(harness_id: str, root: Path) -> tuple[list[str], list[str
     return [d.meta_id for d in listed], [str(w.message) for w in caught]
 
 
-def test_a_truncated_history_is_one_warning_and_an_empty_transcript(tmp_path: Path) -> None:
+def test_a_history_cut_off_keeps_the_messages_before_the_cut_with_one_warning(
+    tmp_path: Path,
+) -> None:
     task = f.cline_xml_task(tmp_path)
     history = task / "api_conversation_history.json"
-    history.write_bytes(history.read_bytes()[:300])
+    data = history.read_bytes()
+    history.write_bytes(data[: data.index(b"[execute_command for")])  # inside the 5th message
     listed, warned = _listed_and_loaded("cline", tmp_path)
     assert listed == [f.XML_TASK]
     assert warned == [
-        f"{f.XML_TASK}: api_conversation_history.json is not a JSON list of messages; read as empty"
+        f"{f.XML_TASK}: api_conversation_history.json is damaged (not whole JSON); read the 4 "
+        "messages before the damage"
     ]
+    store = harnesses.get("cline").store(tmp_path)
+    assert store is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        transcript = harnesses.get("cline").to_common(store.load(str(task)))
+    assert [msg.role for msg in transcript.messages] == ["user", "assistant", "user", "assistant"]
+
+
+def test_a_chat_view_that_is_not_json_leaves_listing_and_load_agreeing(tmp_path: Path) -> None:
+    task = f.cline_xml_task(tmp_path)
+    ui = task / "ui_messages.json"
+    ui.write_bytes(ui.read_bytes()[:-40])  # the first entry whole, the rest cut off
+    listed, warned = _listed_and_loaded("cline", tmp_path)
+    assert listed == [f.XML_TASK] and warned == []
 
 
 def test_a_fifo_or_a_link_out_of_the_store_is_never_read(tmp_path: Path) -> None:
@@ -52,14 +70,20 @@ def test_a_fifo_or_a_link_out_of_the_store_is_never_read(tmp_path: Path) -> None
     outside.write_text(json.dumps([{"role": "user", "content": "SECRET-OUTSIDE", "ts": 1}]))
     (task / "api_conversation_history.json").unlink()
     (task / "api_conversation_history.json").symlink_to(outside)
-    os.mkfifo(task / "ui_messages.json.fifo")
+    (task / "task_metadata.json").unlink()
+    (task / "task_metadata.json").mkdir()
     (task / "ui_messages.json").unlink()
     os.mkfifo(task / "ui_messages.json")
     harness = harnesses.get("cline")
     store = harness.store(tmp_path)
     assert store is not None
     (found,) = store.discover()
-    native = store.load(found.reference)
+    with pytest.warns(UserWarning) as caught:
+        native = store.load(found.reference)
+    assert [str(w.message) for w in caught] == [
+        f"{task}: skipped 3 entries named like a task file that are not regular files "
+        "(a directory, a link or a FIFO)"
+    ]
     assert all(
         name not in ("api_conversation_history.json", "ui_messages.json")
         for name, _ in native.files

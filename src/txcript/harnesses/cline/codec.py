@@ -347,7 +347,12 @@ def _user_xml(reader: _Reader, content: Any, calls: list[tuple[xmlera.Call, str]
 def to_common(task: ClineTask) -> m.Transcript:
     meta = meta_of(task)
     messages = task.api_messages()
-    if not messages and task.raw(task.messages_file) is not None:
+    if task.damaged(task.messages_file):
+        warn(
+            f"{task.id}: {task.messages_file} is damaged (not whole JSON); read the "
+            f"{len(messages)} message{'' if len(messages) == 1 else 's'} before the damage"
+        )
+    elif task.raw(task.messages_file) is not None and not messages:
         raw = task.json(task.messages_file)
         if not (isinstance(raw, list) or (isinstance(raw, dict) and raw.get("messages") == [])):
             warn(f"{task.id}: {task.messages_file} is not a JSON list of messages; read as empty")

@@ -8,7 +8,6 @@ task, and what it derives equals what a full load derives from the same elements
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,36 +15,9 @@ from typing import Any
 
 from txcript.shared.files import MAX_SESSION_FILE_BYTES, open_regular
 
+from .native import leading_elements
+
 _FIRST_READ = 64 * 1024
-_decoder = json.JSONDecoder()
-
-
-def _elements(text: str, enough: Callable[[list[Any]], bool]) -> tuple[list[Any], bool]:
-    """The whole elements at the start of the array ``text`` begins, and whether the array (or
-    ``enough``) ended them (False: the text stopped inside one)."""
-    index = 0
-    while index < len(text) and text[index] in " \t\n\r":
-        index += 1
-    if index >= len(text):
-        return [], False
-    if text[index] != "[":
-        return [], True
-    index += 1
-    found: list[Any] = []
-    while True:
-        while index < len(text) and text[index] in " \t\n\r,":
-            index += 1
-        if index >= len(text):
-            return found, False
-        if text[index] == "]":
-            return found, True
-        try:
-            value, index = _decoder.raw_decode(text, index)
-        except (ValueError, RecursionError):
-            return found, False
-        found.append(value)
-        if enough(found):
-            return found, True
 
 
 def head_elements(path: Path, enough: Callable[[list[Any]], bool]) -> list[Any]:
@@ -72,7 +44,7 @@ def head_elements(path: Path, enough: Callable[[list[Any]], bool]) -> list[Any]:
             except OSError:
                 return []
             text = data.decode("utf-8", errors="ignore")
-            found, ended = _elements(text, enough)
+            found, ended = leading_elements(text, enough)
             if ended or len(data) >= size:
                 return found
             want *= 4

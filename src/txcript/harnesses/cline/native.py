@@ -14,15 +14,52 @@ A Cline CLI session (``~/.cline/data/sessions/<id>/``) has the same shape with o
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from txcript.shared.jsonutil import try_loads
+from txcript.shared.jsonutil import INVALID, try_loads
 
 API_HISTORY = "api_conversation_history.json"
 UI_MESSAGES = "ui_messages.json"
 TASK_METADATA = "task_metadata.json"
 HISTORY_ITEM = "history_item.json"
+
+_decoder = json.JSONDecoder()
+
+
+def leading_elements(
+    text: str, enough: Callable[[list[Any]], bool] | None = None
+) -> tuple[list[Any], bool]:
+    """The whole elements at the start of the JSON array ``text`` begins with, and whether the
+    array (or ``enough``) ended them; False when the text stops inside one (a file cut off, or
+    the head of one). A discovery reads a file's head this way, and a load reads a damaged file
+    this way, so both see the same first elements."""
+    index = 0
+    while index < len(text) and text[index] in " \t\n\r":
+        index += 1
+    if index >= len(text):
+        return [], False
+    if text[index] != "[":
+        return [], True
+    index += 1
+    found: list[Any] = []
+    while True:
+        while index < len(text) and text[index] in " \t\n\r,":
+            index += 1
+        if index >= len(text):
+            return found, False
+        if text[index] == "]":
+            return found, True
+        try:
+            value, index = _decoder.raw_decode(text, index)
+        except (ValueError, RecursionError):
+            return found, False
+        found.append(value)
+        if enough is not None and enough(found):
+            return found, True
+
 
 #: The task directory (a VS Code extension's) or the CLI session directory.
 TASK = "task"
@@ -67,16 +104,31 @@ class ClineTask:
     def manifest_file(self) -> str:
         return f"{self.id}.json"
 
+    def _array(self, name: str) -> list[Any]:
+        """The JSON array in file ``name``: all of it, or, when the file is damaged (cut off, or
+        not JSON after its first elements), the whole elements before the damage."""
+        value = self.json(name)
+        if isinstance(value, list):
+            return value
+        data = self.raw(name)
+        if value is INVALID and data is not None:
+            return leading_elements(data.decode("utf-8", errors="ignore"))[0]
+        return []
+
+    def damaged(self, name: str) -> bool:
+        """Is file ``name`` present but not the JSON it should be?"""
+        return self.raw(name) is not None and self.json(name) is INVALID
+
     def api_messages(self) -> list[Any]:
         """The model-facing messages (an empty list when the file is missing or not a list)."""
+        if self.origin == TASK:
+            return self._array(API_HISTORY)
         value = self.json(self.messages_file)
-        if self.origin == SESSION and isinstance(value, dict):
-            value = value.get("messages")
-        return value if isinstance(value, list) else []
+        messages = value.get("messages") if isinstance(value, dict) else None
+        return messages if isinstance(messages, list) else []
 
     def ui_messages(self) -> list[Any]:
-        value = self.json(UI_MESSAGES) if self.origin == TASK else None
-        return value if isinstance(value, list) else []
+        return self._array(UI_MESSAGES) if self.origin == TASK else []
 
     def manifest(self) -> dict[str, Any]:
         value = self.json(self.manifest_file) if self.origin == SESSION else None

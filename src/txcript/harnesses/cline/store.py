@@ -56,13 +56,23 @@ def _read_files(directory: Path) -> tuple[tuple[str, bytes], ...]:
             entries = sorted(listing, key=lambda e: e.name)
     except OSError as exc:
         raise StoreError(f"cannot read {directory}: {exc.strerror or exc}") from None
+    odd = 0
     for entry in entries:
         try:
-            if not entry.is_file(follow_symlinks=False):
-                continue
+            regular = entry.is_file(follow_symlinks=False)
         except OSError:
+            regular = False
+        if not regular:
+            # A task's own files are JSON; a directory, link or FIFO under such a name is not
+            # read (the checkpoints/ repository and other directories are not the conversation).
+            odd += entry.name.endswith(".json")
             continue
         found.append((entry.name, read_regular(entry.path, limit=MAX_SESSION_FILE_BYTES)))
+    if odd:
+        warn(
+            f"{directory}: skipped {odd} entr{'y' if odd == 1 else 'ies'} named like a task "
+            "file that are not regular files (a directory, a link or a FIFO)"
+        )
     if len(found) > _MAX_FILES:
         raise StoreUnreadable(f"{directory} holds {len(found)} files: not a task directory")
     return tuple(found)
