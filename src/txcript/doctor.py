@@ -287,7 +287,9 @@ class _Scanned:
 def _scan(harness: Harness[Any], moment: datetime) -> _Scanned:
     root = harness.default_root()
     store = None if root is None else harness.store(root)
-    exists = root is not None and os.path.lexists(root)
+    # A root every machine has (a home several apps keep data under) holds the store only where
+    # the harness finds its storage there.
+    exists = root is not None and os.path.lexists(root) and harness.store_present(root)
     found: list[Discovered] = []
     error = None
     with warnings.catch_warnings(record=True) as caught:
