@@ -123,7 +123,10 @@ def kilo_database(root: Path) -> None:
 
 
 def kilo_legacy(root: Path) -> None:
+    """A task of the older extension, on a machine where the Kilo CLI has run once (a new copy
+    goes into its kilo.db)."""
     f.kilo_legacy_task(root)
+    f.empty_kilo_db(root)
 
 
 _KILO_TOOLS = st.one_of(

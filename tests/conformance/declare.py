@@ -35,7 +35,8 @@ a call the damage left without its result):
 normalizers (:func:`composed`,
 :func:`each_result_with_its_call`, :func:`results_in_call_order`, :func:`unsigned_thinking`,
 :func:`commands_as_prompts`, :func:`without_commands`, :func:`closed_calls`,
-:func:`text_before_calls`, :func:`tool_fields`), the document families above.
+:func:`text_before_calls`, :func:`tool_fields`, :func:`user_texts_joined`), the document families
+above.
 
 **The exchange** a hop compares (``contracts.exchange``) is a list of tuples, in order:
 ``("text", role, text)``, ``("thinking", text, signed)``, ``("call", n, tool)`` with ``n`` the
@@ -193,6 +194,18 @@ def composed(*steps: Callable[[Exchange], Exchange]) -> Callable[[Exchange], Exc
         return items
 
     return apply
+
+
+def user_texts_joined(items: Exchange) -> Exchange:
+    """A store that keeps one text per user turn joins a user's texts (a prompt and the
+    environment details an extension adds as a block of its own) with a blank line."""
+    out: Exchange = []
+    for item in items:
+        if item[0] == "text" and item[1] == "user" and out and out[-1][:2] == ("text", "user"):
+            out[-1] = ("text", "user", f"{out[-1][2]}\n\n{item[2]}")
+        else:
+            out.append(item)
+    return out
 
 
 def unsigned_thinking(items: Exchange) -> Exchange:

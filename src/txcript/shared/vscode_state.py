@@ -144,7 +144,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         )
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
     except sqlite3.Error as exc:
-        raise shared_sqlite.translate(label(path), path, exc) from None
+        raise shared_sqlite.translate(label(path), path, exc, writing=True) from None
     return conn
 
 
@@ -177,11 +177,13 @@ def _transaction(
     session: str,
     operation: str,
     body: Callable[[sqlite3.Connection, Item | None, backup_rows.PendingRows], str],
-) -> backups.Backup:
+) -> backups.Backup | None:
     """``body(conn, item, pending)`` in one ``BEGIN IMMEDIATE`` transaction, after the row named
     ``key`` (found case-insensitively; ``body`` returns the key it left the row under) was copied
     into ``pending``; the backup is sealed before COMMIT and published right after it, with
-    SIGINT/SIGTERM held back between the two. Nothing is left behind when it fails."""
+    SIGINT/SIGTERM held back between the two. Nothing is left behind when it fails. If it
+    commits but the backup cannot be published, the write stands: that is one warning, the
+    sealed backup is completed by the next write's sweep, and None is returned."""
     backups.check_settings()
     conn = _connect(path)
     pending: backup_rows.PendingRows | None = None
@@ -221,7 +223,7 @@ def _transaction(
                             "(the next txcript write completes it)"
                         )
             except sqlite3.Error as exc:
-                raise shared_sqlite.translate(label(path), path, exc) from None
+                raise shared_sqlite.translate(label(path), path, exc, writing=True) from None
     except BaseException:
         if conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
@@ -231,9 +233,8 @@ def _transaction(
         raise
     finally:
         conn.close()
-    if taken is None:
-        raise StoreError(f"writing {path}: the write committed but its backup was not kept")
-    backups.prune(protect=[taken.id])
+    if taken is not None:
+        backups.prune(protect=[taken.id])
     return taken
 
 
@@ -246,7 +247,7 @@ def write(
     session: str,
     operation: str,
     alongside: Callable[[backup_rows.PendingRows], None] | None = None,
-) -> backups.Backup:
+) -> backups.Backup | None:
     """Change the extension's state row in one transaction, guarded by a row backup.
 
     ``change(item)`` gives the row's new text (None: leave it as it is; a new row is created
@@ -271,7 +272,7 @@ def undo(
     *,
     force: bool = False,
     alongside: Callable[[dict[str, list[Row]], backup_rows.PendingRows], None] | None = None,
-) -> backups.Backup:
+) -> backups.Backup | None:
     """Put the state row back as the backup holds it, in one (backed-up) transaction.
 
     Refuses, writing nothing, when the row is no longer what the write left, unless ``force``.

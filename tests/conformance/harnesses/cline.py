@@ -1,18 +1,12 @@
-"""Cline: its XML tool era, its native tool era (indexed in the editor's state.vscdb) and its CLI
-sessions."""
+"""Cline: its XML tool era (indexed in state/taskHistory.json), its native tool era (indexed in
+the editor's state.vscdb) and its CLI sessions."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from declare import Conformance, Family, use_fixtures
 
-_TESTS = Path(__file__).resolve().parents[2]
-for _place in (_TESTS / "cline", _TESTS / "conformance"):
-    if str(_place) not in sys.path:
-        sys.path.insert(0, str(_place))
-
+use_fixtures("cline")
 import cline_conformance as c  # noqa: E402
-from declare import Conformance, Family  # noqa: E402
 
 CONFORMANCE = Conformance(
     harness="cline",

@@ -19,6 +19,7 @@ from declare import (
     replaced,
     tool_fields,
     use_fixtures,
+    user_texts_joined,
     without_commands,
 )
 
@@ -71,9 +72,11 @@ CONFORMANCE = Conformance(
         "a Cursor desktop tool bubble holds its call and its result together, so a parallel "
         "batch A B rA rB comes back A rA B rB, and a call followed by anything gets an error "
         "result saying none was recorded; a terminal call keeps its command, cwd and timeout "
-        "only; a slash command the user ran (a user-side call) has no bubble and is left out",
+        "only; a slash command the user ran (a user-side call) has no bubble and is left out; "
+        "a user bubble holds one text, so a user's texts are joined by a blank line",
         composed(
             without_commands,
+            user_texts_joined,
             tool_fields(Bash, description=None, run_in_background=False),
             closed_calls(NO_RESULT, at_the_end=False),
             each_result_with_its_call,

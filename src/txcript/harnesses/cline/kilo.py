@@ -19,8 +19,8 @@ from txcript import model as m
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, Malformed, StoreError, StoreUnreadable
 from txcript.harnesses.base import Discovered, Saved, prefix_bounds
-from txcript.shared import backups
-from txcript.shared.files import preflight_write, sqlite_files
+from txcript.shared import backups, files
+from txcript.shared.files import sqlite_files
 from txcript.shared.formats.opencode import codec as opencode_codec
 from txcript.shared.formats.opencode import database
 from txcript.shared.formats.opencode import text as opencode_text
@@ -183,7 +183,7 @@ def load(path: Path, session_id: str) -> OpenCodeSession:
 def save(path: Path, native: OpenCodeSession) -> Saved:
     from txcript.shared.formats.opencode import write
 
-    preflight_write(path.parent, sqlite_files(path), store="Kilo")
+    files.preflight_write(path.parent, sqlite_files(path), store="Kilo")
     session_id = write.save(path, native, KILO)
     reference = f"{path}#{session_id}"
     taken = [
@@ -217,7 +217,7 @@ def fingerprints(path: Path, references: Iterable[str]) -> dict[str, str]:
     return {reference: (prints or {}).get(sid, "") for reference, sid in wanted.items()}
 
 
-def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup | None:
     """Undo one write: into ``kilo.db`` as OpenCode's are undone, else an editor state row."""
     if Path(backup.database).name == "kilo.db":
         from txcript.shared.formats.opencode import write

@@ -29,8 +29,9 @@ from typing import Any
 
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Saved
-from txcript.shared import backup_rows, backups, vscode_state
-from txcript.shared.files import Undo, preflight_write, sqlite_files, write_atomic
+from txcript.shared import backup_rows, backups, files, vscode_state
+from txcript.shared import sqlite as shared_sqlite
+from txcript.shared.files import Undo, sqlite_files, write_atomic
 from txcript.shared.ids import CLINE_IDS, KILO_IDS, UUID_IDS, IdGrammar, id_problem, option_safe
 from txcript.shared.processes import find_processes
 from txcript.shared.text import shown
@@ -110,7 +111,7 @@ def save(root: Path, places: Locations, native: ClineTask, *, force: bool) -> Sa
         targets.append(extension.history_file)
     elif kind == index.STATE:
         targets += sqlite_files(extension.state_db)
-    preflight_write(root, targets, store=flavour.name)
+    files.preflight_write(root, targets, store=flavour.name)
     if not force:
         _refuse((extension.editor,), flavour.name)
     if os.path.lexists(task_dir) and not force:
@@ -185,20 +186,25 @@ def _save_into_state(
     native: ClineTask,
     task_dir: Path,
     undo: Undo,
-) -> backups.Backup:
+) -> backups.Backup | None:
     assert native.entry is not None
     entry = native.entry
     database = extension.state_db
     if not os.path.lexists(database):
         # No editor has run here yet: the table VS Code creates, so the entry has a home.
         undo.make_dirs(database.parent)
-        conn = sqlite3.connect(database)
-        undo.add(database.unlink)
+        undo.add(lambda: _remove_database(database))
         try:
-            conn.execute(_ITEM_TABLE_SCHEMA)
-            conn.commit()
-        finally:
-            conn.close()
+            conn = sqlite3.connect(database)
+            try:
+                conn.execute(_ITEM_TABLE_SCHEMA)
+                conn.commit()
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise shared_sqlite.translate(
+                vscode_state.label(database), database, exc, writing=True
+            ) from None
 
     def change(item: vscode_state.Item | None) -> str:
         return index.with_state_history(item, lambda old: index.put_entry(old, entry))
@@ -214,6 +220,13 @@ def _save_into_state(
     )
 
 
+def _remove_database(database: Path) -> None:
+    """Take back a state database this save created (and any journal SQLite left beside it)."""
+    for path in sqlite_files(database):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
 def _save_session(
     root: Path, places: Locations, native: ClineTask, task_id: str, *, force: bool
 ) -> Saved:
@@ -221,7 +234,7 @@ def _save_session(
     if sessions is None:
         raise BadInput(f"{places.flavour.name} keeps no CLI sessions")
     directory = sessions / task_id
-    preflight_write(root, [directory / name for name, _ in native.files], store="Cline CLI")
+    files.preflight_write(root, [directory / name for name, _ in native.files], store="Cline CLI")
     if os.path.lexists(directory) and not force:
         raise BadInput(
             f"the Cline CLI already holds a session `{task_id}` at {directory}; refusing to "
@@ -256,7 +269,7 @@ def delete(
         return
     if not force:
         _refuse((extension.editor,), flavour.name)
-    files = [task_dir]
+    backed = [task_dir]
     read = (
         index.read_file_index(extension.history_file)
         if os.path.isfile(extension.history_file)
@@ -264,9 +277,9 @@ def delete(
     )
     in_file = read is not None and task_id in read[1]
     if in_file:
-        files.append(extension.history_file)
+        backed.append(extension.history_file)
     backup = backups.create_files(
-        files, harness=flavour.harness, operation="delete", session=task_id
+        backed, harness=flavour.harness, operation="delete", session=task_id
     )
     try:
         if in_file and read is not None:
@@ -307,7 +320,7 @@ def delete(
 # ------------------------------------------------------------------------------------ undo
 
 
-def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup | None:
     """Undo one save into ``state.vscdb``: the extension's row as it was, and the task files the
     save wrote taken back (or put back as they were), unless the editor changed them since."""
 
