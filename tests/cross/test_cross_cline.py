@@ -7,13 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cross_harness import _exchange, _parallel_claude_session, hop, signature
+from test_cross_harness import _exchange, hop, signature
 
 from txcript import harnesses
 from txcript import model as m
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "cline"))
-import cline_fixtures as cf
+for _directory in ("cline", "claude_code"):
+    sys.path.insert(0, str(Path(__file__).parents[1] / _directory))
+import claude_fixtures  # noqa: E402
+import cline_fixtures as cf  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +25,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _claude_source(tmp_path: Path) -> m.Transcript:
     root = tmp_path / "claude-src"
-    _parallel_claude_session(root)
+    claude_fixtures.parallel_batches(root)
     claude = harnesses.get("claude_code")
     store = claude.store(root)
     assert store is not None
