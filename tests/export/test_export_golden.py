@@ -201,7 +201,7 @@ def _family(harness_id: str, family: family_stores.Family) -> Builder:
 # declaring its families.
 _BY_HAND = {harness for harness, _ in STORES.values()}
 for _info, _fam in family_stores.families(exclude=_BY_HAND):
-    _name = re.sub(r"[^A-Za-z0-9.]+", "-", f"{_info.id}-{_fam.name}")
+    _name = re.sub(r"[^A-Za-z0-9]+", "-", f"{_info.id}-{_fam.name}").strip("-")
     STORES[_name] = (_info.id, _family(_info.id, _fam))
 
 
