@@ -442,6 +442,19 @@ def listing_of(found: Discovered | m.Meta) -> tuple[Any, ...]:
 Exchange = list[tuple[Any, ...]]
 
 
+class Said(str):
+    """A text of the exchange, equal to its plain string, that also knows which message of its
+    transcript said it: a limit that joins the texts of one message (a store keeping one text
+    per user turn) must not join two messages."""
+
+    message: int
+
+    def __new__(cls, text: str, message: int) -> Said:
+        said = super().__new__(cls, text)
+        said.message = message
+        return said
+
+
 def exchange(transcript: m.Transcript) -> Exchange:
     """What a conversation says, in order: texts, thinking (and whether it is signed), calls
     with their typed tool, and results with the call they answer, their text and ``is_error``.
@@ -459,10 +472,10 @@ def exchange(transcript: m.Transcript) -> Exchange:
         return numbers.setdefault(call_id, len(numbers))
 
     out: Exchange = []
-    for message in transcript.messages:
+    for index, message in enumerate(transcript.messages):
         for block in message.content:
             if isinstance(block, m.Text):
-                out.append(("text", message.role, block.text))
+                out.append(("text", message.role, Said(block.text, index)))
             elif isinstance(block, m.Thinking):
                 if block.text:
                     out.append(("thinking", block.text, block.signature is not None))

@@ -197,15 +197,31 @@ def composed(*steps: Callable[[Exchange], Exchange]) -> Callable[[Exchange], Exc
 
 
 def user_texts_joined(items: Exchange) -> Exchange:
-    """A store that keeps one text per user turn joins a user's texts (a prompt and the
-    environment details an extension adds as a block of its own) with a blank line."""
+    """A store that keeps one text per user turn joins a user message's texts (a prompt and the
+    environment details an extension adds as a block of its own) with a blank line; two user
+    messages in a row stay two."""
     out: Exchange = []
     for item in items:
-        if item[0] == "text" and item[1] == "user" and out and out[-1][:2] == ("text", "user"):
-            out[-1] = ("text", "user", f"{out[-1][2]}\n\n{item[2]}")
+        if (
+            item[0] == "text"
+            and item[1] == "user"
+            and out
+            and out[-1][:2] == ("text", "user")
+            and _same_message(out[-1][2], item[2])
+        ):
+            joined: Any = f"{out[-1][2]}\n\n{item[2]}"
+            if hasattr(item[2], "message"):
+                joined = type(item[2])(joined, item[2].message)
+            out[-1] = ("text", "user", joined)
         else:
             out.append(item)
     return out
+
+
+def _same_message(first: Any, second: Any) -> bool:
+    """Were these two texts said in one message (``contracts.Said`` knows; a plain string, as
+    a hand-written exchange holds, is taken to be)?"""
+    return getattr(first, "message", None) == getattr(second, "message", None)
 
 
 def unsigned_thinking(items: Exchange) -> Exchange:

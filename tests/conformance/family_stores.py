@@ -38,7 +38,7 @@ def families(exclude: set[str] = frozenset()) -> Iterator[tuple[HarnessInfo, Fam
 
 def has_default_place(info: HarnessInfo) -> bool:
     """Does the store live somewhere under HOME by default (not only a file the user names)?"""
-    return info.root is not None and bool(info.root.home)
+    return info.root is not None and info.root.home is not None  # "" is the home itself
 
 
 def build_at_home(info: HarnessInfo, family: Family, home: Path) -> Path:
