@@ -176,16 +176,19 @@ def _stop(state: dict[str, Any]) -> m.StopReason | None:
 
 
 def _usage(usage: dict[str, Any]) -> m.Usage | None:
-    given, produced = usage.get("inputTokens"), usage.get("outputTokens")
-    if not (is_uint(given) and is_uint(produced)):
+    given, produced = _count(usage.get("inputTokens")), _count(usage.get("outputTokens"))
+    if given is None or produced is None:
         return None
-    read, created = usage.get("cacheReadInputTokens"), usage.get("cacheCreationInputTokens")
     return m.Usage(
         input_tokens=given,
         output_tokens=produced,
-        cache_read_input_tokens=read if is_uint(read) else None,
-        cache_creation_input_tokens=created if is_uint(created) else None,
+        cache_read_input_tokens=_count(usage.get("cacheReadInputTokens")),
+        cache_creation_input_tokens=_count(usage.get("cacheCreationInputTokens")),
     )
+
+
+def _count(value: Any) -> int | None:
+    return int(value) if is_uint(value) else None
 
 
 def _image(block: dict[str, Any]) -> m.Image | None:
