@@ -47,6 +47,9 @@ class Discovered(msgspec.Struct, frozen=True, gc=False):
     parent: str | None = None
     #: The account the session belongs to, where a store keeps several (Cowork's).
     account: str | None = None
+    #: Where the session came from within its harness, for a harness that keeps sessions of
+    #: several sources in one store (Hermes: ``cli``, ``telegram``, ``cron`` …).
+    kind: str | None = None
 
     @classmethod
     def from_meta(
@@ -59,6 +62,7 @@ class Discovered(msgspec.Struct, frozen=True, gc=False):
         message_count: int | None = None,
         parent: str | None = None,
         account: str | None = None,
+        kind: str | None = None,
     ) -> Discovered:
         """The listing entry for a session whose Meta the store derived cheaply."""
         return cls(
@@ -74,6 +78,7 @@ class Discovered(msgspec.Struct, frozen=True, gc=False):
             message_count=message_count,
             parent=parent,
             account=account,
+            kind=kind,
         )
 
 

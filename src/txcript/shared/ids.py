@@ -176,6 +176,13 @@ KILO_IDS = IdGrammar(
     f"{_OPENCODE}|{_UUID}",
     lambda source_id: "ses_" + foreign_uuid(source_id).replace("-", ""),
 )
+#: Hermes's session ids (``20260225_143052_a1b2c3``, ``cron_<job>_<time>``): letters, digits, ``_``
+#: and ``-``; a foreign id becomes ``import_`` + 20 hex digits of its UUIDv5.
+HERMES_IDS = IdGrammar(
+    "a Hermes session id (letters, digits, _ and -)",
+    r"[A-Za-z0-9][A-Za-z0-9_-]*",
+    lambda source_id: "import_" + foreign_uuid(source_id).replace("-", "")[:20],
+)
 
 
 #: Kimi Code's ``session_`` + a UUID; a foreign id becomes ``session_`` + its UUIDv5.
