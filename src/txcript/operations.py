@@ -64,9 +64,14 @@ def list_sessions(
     until: datetime | None = None,
     limit: int | None = None,
     with_model: bool = True,
+    kinds: Sequence[str] = (),
 ) -> list[Discovered]:
-    """The sessions ``list`` shows; ``with_model=False`` for a listing that shows no model."""
+    """The sessions ``list`` shows; ``with_model=False`` for a listing that shows no model;
+    ``kinds`` keeps only sessions of those source kinds (Hermes's ``cli``, ``telegram`` …)."""
     sessions = discover(harness_names, cwd=cwd, since=since, until=until, with_model=with_model)
+    if kinds:
+        wanted = {kind.strip().lower() for kind in kinds}
+        sessions = [s for s in sessions if s.kind is not None and s.kind.lower() in wanted]
     return sessions if limit is None else sessions[:limit]
 
 
@@ -74,7 +79,8 @@ def session_row(session: Discovered) -> dict[str, Any]:
     """One ``list --json`` entry; absent values are ``null``.
 
     A sub-agent chat also carries ``parent``: the id of the session that spawned it; a session
-    of a store that keeps several accounts, ``account``.
+    of a store that keeps several accounts, ``account``; a session of a harness with several
+    sources, ``kind`` (Hermes: ``cli``, ``telegram`` …).
     """
     row: dict[str, Any] = {
         "harness": session.harness,
@@ -90,6 +96,8 @@ def session_row(session: Discovered) -> dict[str, Any]:
         row["parent"] = session.parent
     if session.account is not None:
         row["account"] = session.account
+    if session.kind is not None:
+        row["kind"] = session.kind
     return row
 
 

@@ -76,6 +76,8 @@ def list_lines(
     lines = [header]
     for session, ident in zip(sessions, ids, strict=True):
         label = " ".join(scrub(session.title or session.cwd or "").split())
+        if session.kind is not None:
+            label = f"[{scrub(session.kind)}] {label}"
         if session.parent is not None:
             label = f"↳ sub-agent of {cut(scrub(session.parent), SHORT_ID + 4)}: {label}"
         if session.account is not None:

@@ -54,6 +54,13 @@ def harnesses_command(as_json: bool) -> None:
     help=f"Only this harness (repeatable): {STORE_IDS}.",
 )
 @click.option("--cwd", metavar="DIR", help="Only sessions whose cwd is DIR or under it.")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    metavar="K",
+    help="Only sessions of this source kind (repeatable), e.g. Hermes's cli, telegram, cron.",
+)
 @click.option("-n", "--limit", type=click.IntRange(min=0), metavar="N", help="At most N rows.")
 @click.option("--since", metavar="WHEN", help="Started at or after (RFC 3339 or YYYY-MM-DD).")
 @click.option("--until", metavar="WHEN", help="Started at or before (RFC 3339 or YYYY-MM-DD).")
@@ -69,6 +76,7 @@ def list_command(
     as_json: bool,
     path: str | None = None,
     colour: str = "auto",
+    kinds: tuple[str, ...] = (),
 ) -> None:
     """List local sessions, newest first.
 
@@ -91,7 +99,7 @@ def list_command(
     use_store_at(from_[0] if from_ else None, path)
     start, end = parse_window(since, until)
     sessions = list_sessions(
-        from_, cwd=cwd, since=start, until=end, limit=limit, with_model=as_json
+        from_, cwd=cwd, since=start, until=end, limit=limit, with_model=as_json, kinds=kinds
     )
     if as_json:
         click.echo(json_text([session_row(s) for s in sessions]))

@@ -302,6 +302,7 @@ class _Save:
         self.sessions: dict[str, _Column] = {}
         self.messages: dict[str, _Column] = {}
         self.notes: list[str] = []
+        self.rows: list[dict[str, Any]] = []
 
     def check(self, conn: sqlite3.Connection) -> None:
         self.sessions, self.messages = _columns(conn, "sessions"), _columns(conn, "messages")
@@ -314,14 +315,36 @@ class _Save:
             missing = [c for c in wanted if c not in columns]
             if missing:
                 raise _unknown(self.database, f"`{table}` has no `{missing[0]}` column")
+        dropped = {k for k, v in self.row.items() if k not in self.sessions and v is not None}
         self.row = {k: v for k, v in self.row.items() if k in self.sessions and v is not None}
         _fillable(self.sessions, set(self.row), "sessions", self.database)
-        for row in self.native.messages:
+        self.rows = [self._fitted(row) for row in self.native.messages]
+        for row in self.rows:
+            dropped |= {
+                k
+                for k, v in row.items()
+                if k not in self.messages and v is not None and (k, v) != ("active", 1)
+            }
             fills = {k for k, v in row.items() if k in self.messages and v is not None}
             _fillable(self.messages, fills | {"session_id"}, "messages", self.database)
+        dropped -= {"id", "session_id"}
+        if dropped:
+            self.notes.append(
+                "this database's older schema has no "
+                f"{', '.join(f'`{c}`' for c in sorted(dropped))} column: what the copy held "
+                "there is not in it"
+            )
         title = self.row.get("title")
         if isinstance(title, str) and title:
             self.row["title"] = self._free_title(conn, title)
+
+    def _fitted(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A row in this schema's columns: reasoning text moves to the older ``reasoning``."""
+        if "reasoning_content" not in self.messages and "reasoning" in self.messages:
+            if row.get("reasoning_content") is not None and row.get("reasoning") is None:
+                row = dict(row)
+                row["reasoning"] = row.pop("reasoning_content")
+        return row
 
     def _free_title(self, conn: sqlite3.Connection, title: str) -> str:
         candidate, n = title, 1
@@ -343,7 +366,7 @@ class _Save:
             f"VALUES ({', '.join('?' for _ in names)})",
             [self.row[n] for n in names],
         )
-        for row in self.native.messages:
+        for row in self.rows:
             cells = {
                 k: v for k, v in row.items() if k in self.messages and k not in ("id", "session_id")
             }
