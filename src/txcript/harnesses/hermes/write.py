@@ -340,10 +340,10 @@ class _Save:
 
     def _fitted(self, row: dict[str, Any]) -> dict[str, Any]:
         """A row in this schema's columns: reasoning text moves to the older ``reasoning``."""
-        if "reasoning_content" not in self.messages and "reasoning" in self.messages:
-            if row.get("reasoning_content") is not None and row.get("reasoning") is None:
-                row = dict(row)
-                row["reasoning"] = row.pop("reasoning_content")
+        older = "reasoning_content" not in self.messages and "reasoning" in self.messages
+        if older and row.get("reasoning_content") is not None and row.get("reasoning") is None:
+            row = dict(row)
+            row["reasoning"] = row.pop("reasoning_content")
         return row
 
     def _free_title(self, conn: sqlite3.Connection, title: str) -> str:
