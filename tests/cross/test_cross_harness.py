@@ -179,3 +179,20 @@ def test_claude_parallel_batches_through_codex_and_cursor_back_to_claude_keep_ev
         "toolu_4": True,
         "toolu_5": False,
     }
+
+
+def test_cursor_to_hermes_to_codex_keeps_every_call_result_and_error(tmp_path: Path) -> None:
+    """Cursor desktop → Hermes → Codex, through each real store: every call, every result and
+    every ``is_error`` arrive, message by message. Hermes keeps no error flag on a result, so a
+    failure is stored as Hermes's own ``{"error": …}`` result and read back as one; structured
+    output becomes its JSON text (Hermes's result cell holds text)."""
+    source = cursor_source()
+    results = [b for msg in source.messages for b in msg.content if isinstance(b, m.ToolResult)]
+    assert [r.is_error for r in results] == [False, True]
+    in_hermes = hop(source, "hermes", tmp_path / "hermes")
+    assert signature(in_hermes) == signature(source)
+    in_codex = hop(in_hermes, "codex", tmp_path / "codex")
+    assert signature(in_codex) == signature(source)
+    assert [
+        b.is_error for msg in in_codex.messages for b in msg.content if isinstance(b, m.ToolResult)
+    ] == [r.is_error for r in results]

@@ -134,13 +134,19 @@ class AmpStore:
         return reference
 
 
+def default_root(home: Path) -> Path:
+    """Amp's data directory (what the registry declares): ``$XDG_DATA_HOME/amp``, else under
+    the home."""
+    base = os.environ.get("XDG_DATA_HOME")
+    return Path(base) / "amp" if base else home / ".local" / "share" / "amp"
+
+
 def open_store(root: Path) -> AmpStore:
     """The store at ``root``; at the default root, the editor extension's threads too."""
-    from txcript.harnesses import get
     from txcript.harnesses.declare import home_dir
 
     extension: list[Path] = []
     home = home_dir()
-    if home is not None and root == get(HARNESS).default_root():
+    if home is not None and root == default_root(home):
         extension = [user.joinpath(*_EXTENSION_STORE) for user in _editor_user_dirs(home)]
     return AmpStore(root, extension_dirs=extension)

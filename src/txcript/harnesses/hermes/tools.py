@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from txcript import model as m
-from txcript.shared.jsonutil import INVALID, is_uint, try_loads
+from txcript.shared.jsonutil import INVALID, dumps_compact, is_uint, try_loads
 
 NATIVE = frozenset(("terminal", "read_file", "write_file", "patch"))
 _FAILED_PREFIXES = ("Error executing tool", "[Tool execution cancelled")
@@ -144,7 +144,7 @@ def read_result(tool_name: str | None, content: Any) -> tuple[Any, bool]:
 
 
 def write_result(content: Any, is_error: bool) -> str:
-    """A result as Hermes stores it: text (structured output as its JSON text), a failure as
-    ``{"error": <text>}``."""
-    text = content if isinstance(content, str) else json.dumps(content)
+    """A result as Hermes stores it: text (structured output as its compact JSON text), a
+    failure as ``{"error": <text>}``."""
+    text = content if isinstance(content, str) else dumps_compact(content)
     return json.dumps({"error": text}) if is_error else text
