@@ -234,3 +234,121 @@ def write_older(root: Path) -> Path:
         _updates(OLDER_ID, usage=False),
         _summary(OLDER_ID, started=False),
     )
+
+
+# ----------------------------------------------------------------- what the codec holds exactly
+
+from datetime import UTC, datetime, timedelta  # noqa: E402
+
+from hypothesis import strategies as st  # noqa: E402
+
+from txcript import model as m  # noqa: E402
+
+_START = datetime(2026, 1, 1, tzinfo=UTC)
+_text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12
+)
+_NOT_RAW = {"Read", "Write", "Edit", "MultiEdit", "Bash", "Shell", "StrReplace", "read_file"}
+_inputs = st.dictionaries(st.text(max_size=4), st.integers(0, 9) | _text, max_size=3)
+_tools = st.one_of(
+    st.builds(
+        m.Bash,
+        command=_text,
+        workdir=st.none() | _text,
+        timeout_ms=st.none() | st.integers(0, 10**6),
+        description=st.none() | _text,
+        run_in_background=st.booleans(),
+    ),
+    st.builds(
+        m.Read,
+        file_path=_text,
+        offset=st.none() | st.integers(0, 10**4),
+        limit=st.none() | st.integers(0, 10**4),
+    ),
+    st.builds(m.Write, file_path=_text, content=_text),
+    st.builds(
+        m.Edit, file_path=_text, old_string=_text, new_string=_text, replace_all=st.booleans()
+    ),
+    st.builds(
+        m.Raw,
+        tool_name=_text.filter(lambda n: n not in _NOT_RAW and not n.startswith("/")),
+        input=_inputs,
+    ),
+)
+_turn_stops = st.none() | st.sampled_from(
+    ["end_turn", "max_tokens", "aborted", "tool_use", "stop_sequence", "error"]
+)
+_usages = st.none() | st.builds(
+    m.Usage,
+    input_tokens=st.integers(0, 10**7),
+    output_tokens=st.integers(0, 10**7),
+    cache_read_input_tokens=st.none() | st.integers(0, 10**7),
+)
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> m.Transcript:
+    """What a Grok session holds exactly: prompts (texts, then images), assistant turns
+    (reasoning, at most one reply, calls), each call's results in one message after it; a turn's
+    stop reason and usage on its last assistant message; times to the millisecond."""
+    clock = 0
+    calls = 0
+    messages: list[m.Message] = []
+
+    def at() -> datetime:
+        nonlocal clock
+        clock += draw(st.integers(1, 10**6))
+        return _START + timedelta(milliseconds=clock)
+
+    for _ in range(draw(st.integers(1, 3))):
+        prompt: list[m.Block] = [m.Text(t) for t in draw(st.lists(_text, min_size=1, max_size=2))]
+        for _ in range(draw(st.integers(0, 1))):
+            prompt.append(
+                m.Image(m.ImageSource(type="base64", media_type="image/png", data=draw(_text)))
+            )
+        messages.append(m.Message(role="user", content=tuple(prompt), timestamp=at()))
+        turn: list[int] = []
+        for _ in range(draw(st.integers(0, 3))):
+            blocks: list[m.Block] = [
+                m.Thinking(draw(_text), encrypted=draw(st.none() | _text))
+                for _ in range(draw(st.integers(0, 2)))
+            ]
+            if draw(st.booleans()) or not blocks:
+                blocks.append(m.Text(draw(_text)))
+            results = []
+            for _ in range(draw(st.integers(0, 2))):
+                calls += 1
+                blocks.append(m.ToolUse(id=f"call_{calls}", tool=draw(_tools)))
+                results.append(
+                    m.ToolResult(
+                        tool_use_id=f"call_{calls}",
+                        content=draw(st.just("") | _text),
+                        is_error=draw(st.booleans()),
+                    )
+                )
+            model = draw(st.none() | st.just(MODEL))
+            messages.append(
+                m.Message(role="assistant", content=tuple(blocks), timestamp=at(), model=model)
+            )
+            turn.append(len(messages) - 1)
+            if results:
+                messages.append(m.Message(role="user", content=tuple(results), timestamp=at()))
+        if turn:
+            last = messages[turn[-1]]
+            messages[turn[-1]] = m.Message(
+                role="assistant",
+                content=last.content,
+                timestamp=last.timestamp,
+                model=last.model,
+                stop_reason=draw(_turn_stops),
+                usage=draw(_usages),
+            )
+    meta = m.Meta(
+        id=SESSION_ID,
+        timestamp=_START,
+        cwd=draw(st.none() | st.just(CWD)),
+        git_branch=draw(st.none() | st.just("main")),
+        title=draw(st.none() | _text),
+        model=draw(st.none() | st.just(MODEL)),
+    )
+    return m.Transcript(meta=meta, messages=tuple(messages))

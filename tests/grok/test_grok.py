@@ -349,3 +349,25 @@ def test_delete_backs_the_directory_up_and_removes_it(
     store.delete(found.reference)
     assert store.discover() == []
     assert list((tmp_path / "data").rglob("updates.jsonl"))
+
+
+def test_text_holding_unicode_line_separators_stays_one_line(tmp_path: Path) -> None:
+    """Regression (found by the fixpoint property): the logs were split with ``splitlines``,
+    which also breaks at U+0085, U+2028 and the other Unicode separators that JSON writes raw,
+    so a prompt holding one lost its line and the message."""
+    text = "one\u2028two\x85three\u2029four\x1cfive"
+    when = m.Message(
+        role="user", content=(m.Text(text),), timestamp=m.Meta(id="", timestamp=_t()).timestamp
+    )
+    meta = m.Meta(id=fx.SESSION_ID, timestamp=_t(), cwd=fx.CWD)
+    transcript = m.Transcript(meta=meta, messages=(when,))
+    store = GROK.store(tmp_path)
+    assert store is not None
+    saved = store.save(GROK.from_common(transcript))
+    assert GROK.to_common(store.load(saved.reference)) == transcript
+
+
+def _t() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime(2026, 1, 1, tzinfo=UTC)

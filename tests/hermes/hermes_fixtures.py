@@ -418,3 +418,120 @@ def write_home(home: Path) -> Path:
     write_logs(home)
     write_v6(home / "profiles" / "ops" / "state.db")
     return home
+
+
+# ----------------------------------------------------------------- what the codec holds exactly
+
+from datetime import UTC, datetime, timedelta  # noqa: E402
+
+from hypothesis import strategies as st  # noqa: E402
+
+from txcript import model as m  # noqa: E402
+
+_START = datetime(2026, 1, 1, tzinfo=UTC)
+_text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=12
+)
+#: Result text Hermes's own failure signals would read as an error.
+_plain_result = _text.filter(lambda t: not t.startswith(("Error executing tool", "[Tool", "{")))
+_NOT_RAW = {
+    "Read",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "Bash",
+    "terminal",
+    "read_file",
+    "write_file",
+    "patch",
+}
+_inputs = st.dictionaries(st.text(max_size=4), st.integers(0, 9) | _text, max_size=3)
+_tools = st.one_of(
+    st.builds(
+        m.Bash,
+        command=_text,
+        workdir=st.none() | _text,
+        timeout_ms=st.none() | st.integers(0, 10**6),
+        description=st.none() | _text,
+        run_in_background=st.booleans(),
+    ),
+    st.builds(
+        m.Read,
+        file_path=_text,
+        offset=st.none() | st.integers(0, 10**4),
+        limit=st.none() | st.integers(0, 10**4),
+    ),
+    st.builds(m.Write, file_path=_text, content=_text),
+    st.builds(
+        m.Edit, file_path=_text, old_string=_text, new_string=_text, replace_all=st.booleans()
+    ),
+    st.builds(
+        m.Raw,
+        tool_name=_text.filter(lambda n: n not in _NOT_RAW and not n.startswith("/")),
+        input=_inputs,
+    ),
+)
+_stops = st.none() | st.sampled_from(
+    ["end_turn", "tool_use", "max_tokens", "stop_sequence", "aborted", "error"]
+)
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> m.Transcript:
+    """What Hermes rows hold exactly: prompts (text, images), assistant turns (one reasoning,
+    at most one reply, calls, a finish reason; no per-message model or usage), each call's
+    results in one message after it; times to the millisecond."""
+    clock = 0
+    calls = 0
+    messages: list[m.Message] = []
+
+    def at() -> datetime:
+        nonlocal clock
+        clock += draw(st.integers(1, 10**6))
+        return _START + timedelta(milliseconds=clock)
+
+    for _ in range(draw(st.integers(1, 3))):
+        prompt: list[m.Block] = [m.Text(t) for t in draw(st.lists(_text, min_size=1, max_size=2))]
+        for _ in range(draw(st.integers(0, 1))):
+            prompt.append(
+                m.Image(m.ImageSource(type="base64", media_type="image/png", data=draw(_text)))
+            )
+        messages.append(m.Message(role="user", content=tuple(prompt), timestamp=at()))
+        for _ in range(draw(st.integers(0, 3))):
+            blocks: list[m.Block] = []
+            if draw(st.booleans()):
+                encrypted = draw(st.none() | _text.filter(lambda t: not t.startswith("[")))
+                blocks.append(m.Thinking(draw(_text), encrypted=encrypted))
+            if draw(st.booleans()) or not blocks:
+                blocks.append(m.Text(draw(_text)))
+            results = []
+            for _ in range(draw(st.integers(0, 2))):
+                calls += 1
+                blocks.append(m.ToolUse(id=f"call_{calls}", tool=draw(_tools)))
+                failed = draw(st.booleans())
+                results.append(
+                    m.ToolResult(
+                        tool_use_id=f"call_{calls}",
+                        content=draw(_text if failed else _plain_result),
+                        is_error=failed,
+                    )
+                )
+            messages.append(
+                m.Message(
+                    role="assistant",
+                    content=tuple(blocks),
+                    timestamp=at(),
+                    stop_reason=draw(_stops),
+                )
+            )
+            if results:
+                messages.append(m.Message(role="user", content=tuple(results), timestamp=at()))
+    meta = m.Meta(
+        id=CLI_ID,
+        timestamp=_START,
+        cwd=draw(st.none() | st.just(CWD)),
+        git_branch=draw(st.none() | st.just("main")),
+        title=draw(_text),
+        model=draw(st.none() | st.just("anthropic/claude-sonnet-4")),
+    )
+    return m.Transcript(meta=meta, messages=tuple(messages))

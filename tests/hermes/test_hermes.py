@@ -290,3 +290,21 @@ def test_store_errors_are_one_line(tmp_path: Path) -> None:
         assert _store(tmp_path).discover() == []
     with pytest.raises((BadInput, StoreError)):
         _store(tmp_path).load(f"{tmp_path / 'state.db'}#{fx.CLI_ID}")
+
+
+def test_a_transcript_log_splits_only_at_newlines(tmp_path: Path) -> None:
+    """Regression (found by the Grok fixpoint property, the same reader shape here): a JSONL log
+    split with ``splitlines`` breaks inside a message holding U+2028 or U+0085."""
+    text = "one\u2028two\x85three"
+    lines = [
+        {"role": "session_meta", "model": "m", "platform": "cli", "timestamp": fx.T_JSONL},
+        {"role": "user", "content": text, "timestamp": fx.T_JSONL + 1},
+    ]
+    logs = tmp_path / "sessions"
+    logs.mkdir()
+    (logs / "20260101_000000_aaaaaa.jsonl").write_text(
+        "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
+    )
+    assert _common(tmp_path, "20260101_000000_aaaaaa")["messages"][0]["content"] == [
+        {"type": "text", "text": text}
+    ]

@@ -49,7 +49,7 @@ def _str(value: Any) -> str | None:
 
 
 def _lines(text: str | None) -> list[Any]:
-    return [try_loads(raw) for raw in (text or "").splitlines() if raw.strip()]
+    return [try_loads(raw) for raw in (text or "").split("\n") if raw.strip()]
 
 
 # ---------------------------------------------------------------------------------- meta

@@ -108,7 +108,7 @@ def _chunk_text(update: dict[str, Any]) -> str | None:
 def first_time(text: str | None) -> datetime | None:
     """The time of the display log's first timed line (what a session started at when its
     summary does not say), reading only as far as that line."""
-    for raw in (text or "").splitlines():
+    for raw in (text or "").split("\n"):
         line = try_loads(raw)
         if isinstance(line, dict):
             found = _time(line, _obj(_obj(line.get("params")).get("_meta")))
@@ -120,7 +120,7 @@ def first_time(text: str | None) -> datetime | None:
 def read(text: str | None) -> Display:
     display = Display()
     turn: Turn | None = None
-    for raw in (text or "").splitlines():
+    for raw in (text or "").split("\n"):
         line = try_loads(raw) if raw.strip() else INVALID
         if not isinstance(line, dict):
             continue

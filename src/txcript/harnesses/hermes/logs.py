@@ -64,7 +64,7 @@ def parse_jsonl(text: str, name: str = "") -> HermesSession:
     header: dict[str, Any] = {}
     records: list[dict[str, Any]] = []
     skipped = 0
-    for raw in text.splitlines():
+    for raw in text.split("\n"):  # lines end at a newline only, never at U+2028 or U+0085
         if not raw.strip():
             continue
         value = try_loads(raw)

@@ -69,7 +69,7 @@ def from_text(text: str) -> HermesSession:
         session = {k: v for k, v in document.items() if k != "messages"}
         rows = tuple(_stored_row(r) for r in document["messages"] if isinstance(r, dict))
         return HermesSession(session=session, messages=rows)
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = next((line for line in text.split("\n") if line.strip()), "")
     head = try_loads(first)
     if not (logs.is_transcript_head(head) or _is_row(head)):
         raise Malformed(HARNESS, "not a Hermes session export, snapshot or transcript")
