@@ -105,12 +105,13 @@ def _updates(session_id: str, *, usage: bool) -> str:
     def update(ms: int, body: dict[str, Any], prompt: int | None, xai: bool = False) -> None:
         nonlocal event
         event += 1
-        meta: dict[str, Any] = {"eventId": event, "agentTimestampMs": T0 + ms}
-        if prompt is not None and usage:  # the newer build names its turns
-            meta["promptIndex"] = prompt
-            meta["modelId"] = MODEL
+        meta: dict[str, Any] = {"eventId": f"{session_id}-{event}", "agentTimestampMs": T0 + ms}
+        if usage:  # the newer build: a user chunk names its prompt in its own _meta
+            if body["sessionUpdate"] == "user_message_chunk" and prompt is not None:
+                body = {**body, "_meta": {"modelId": MODEL, "promptIndex": prompt}}
+            meta["totalTokens"] = 1000 + event
         line = {
-            "timestamp": (T0 + ms) / 1000,
+            "timestamp": (T0 + ms) // 1000,
             "method": "_x.ai/session/update" if xai else "session/update",
             "params": {"sessionId": session_id, "update": body, "_meta": meta},
         }

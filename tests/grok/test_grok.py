@@ -277,31 +277,33 @@ def test_a_session_is_replaced_only_when_forced(tmp_path: Path) -> None:
     assert _exact(_read(tmp_path)) == NEWER
 
 
-def _hostile_line(index: int) -> str:
+def _hostile_line(index: int, *, inner: bool = True) -> str:
+    update: dict[str, Any] = {
+        "sessionUpdate": "user_message_chunk",
+        "content": {"type": "text", "text": "x"},
+    }
+    meta: dict[str, Any] = {"agentTimestampMs": 1767261601000}
+    (update if inner else meta)["_meta" if inner else "promptIndex"] = (
+        {"promptIndex": index} if inner else index
+    )
     line = {
         "timestamp": 1767261601,
         "method": "session/update",
-        "params": {
-            "sessionId": fx.SESSION_ID,
-            "update": {
-                "sessionUpdate": "user_message_chunk",
-                "content": {"type": "text", "text": "x"},
-            },
-            "_meta": {"promptIndex": index, "agentTimestampMs": 1767261601000},
-        },
+        "params": {"sessionId": fx.SESSION_ID, "update": update, "_meta": meta},
     }
     return json.dumps(line) + "\n"
 
 
+@pytest.mark.parametrize("inner", [True, False], ids=["in-update", "beside-update"])
 @pytest.mark.parametrize("index", [10**12, 2**64 - 1, 2**63, -1])
-def test_a_huge_prompt_index_counts_as_absent(tmp_path: Path, index: int) -> None:
+def test_a_huge_prompt_index_counts_as_absent(tmp_path: Path, index: int, inner: bool) -> None:
     """Regression (the reference's OOM): one update naming prompt 10^12 made a reader size a
     vector from it. Here an index only names a turn, and one out of range names none: a
     directory holding just that line loads, with nothing allocated for it and an empty
     conversation; in a whole session such indexes leave the turns matched by order."""
     directory = tmp_path / "sessions" / fx.PROJECT / fx.SESSION_ID
     directory.mkdir(parents=True)
-    (directory / "updates.jsonl").write_text(_hostile_line(index))
+    (directory / "updates.jsonl").write_text(_hostile_line(index, inner=inner))
     store = GROK.store(tmp_path)
     assert store is not None
     native = store.load(str(directory))
@@ -316,6 +318,7 @@ def test_a_huge_prompt_index_counts_as_absent(tmp_path: Path, index: int) -> Non
     fx.write_newer(tmp_path / "whole")
     whole = next((tmp_path / "whole" / "sessions" / fx.PROJECT).iterdir())
     text = (whole / "updates.jsonl").read_text()
+    assert '"promptIndex":0' in text
     (whole / "updates.jsonl").write_text(text.replace('"promptIndex":0', f'"promptIndex":{index}'))
     assert len(_read(tmp_path / "whole").messages) == len(NEWER["messages"])
 

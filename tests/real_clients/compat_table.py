@@ -16,6 +16,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from clientsources import DESCRIPTIONS, SOURCES
 
 
+#: What the error column says for a writer whose client's request has no error flag.
+NO_ERROR_FLAG = {
+    "codex": "n/a (a Responses request has no error flag)",
+    "hermes": 'n/a (no error flag in a Chat Completions request; a failure is sent as its `{"error": …}` result)',
+}
+
+
 def main(path: str) -> str:
     with open(path, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
@@ -32,7 +39,8 @@ def main(path: str) -> str:
         "`txcript continue --with <writer>`, the pinned client resumed a copy of that store with "
         "the exact resume command txcript printed (offline, its model API pointed at a local "
         "stub; for OpenCode, the TUI's `--session <id>` given to `opencode run`; for droid, "
-        "`droid exec -s <id>` after `droid search --json` listed the copy), and the "
+        "`droid exec -s <id>` after `droid search --json` listed the copy; for Hermes, "
+        "`hermes chat --resume <id> -q`), and the "
         "history the client sent to the model was compared with what txcript reads back from "
         "the store. *Turns* are runs of same-role messages. *Filled in* counts results the "
         "client made up itself for calls the session left without one (a call still in flight "
@@ -47,7 +55,7 @@ def main(path: str) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        errors = r.get("errors", "n/a (a Responses request has no error flag)")
+        errors = r.get("errors", NO_ERROR_FLAG.get(r["writer"], "n/a (no error flag)"))
         out.append(
             f"| {r['writer']} | `{r['client']}` | {DESCRIPTIONS.get(r['source'], r['source'])} "
             f"| yes | {len(r['turns'])} | {r['calls']} | {r['results']} | {errors} "

@@ -1,16 +1,15 @@
-"""Amp's conformance declaration: a read-only source (current Amp keeps threads on its servers,
-so nothing is written into it; see docs/formats/amp.md)."""
+"""Amp: a legacy local thread with its usage ledger and the debug copy of its last request.
+A read-only source: current Amp keeps threads on its servers (docs/formats/amp.md)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from tests.conformance.declare import Conformance, Family
+from declare import Conformance, Family
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "amp"))
-
-import amp_fixtures
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "amp"))
+import amp_fixtures  # noqa: E402
 
 READ_ONLY = (
     "read-only source: current Amp keeps threads on its servers and never reads a local file, "
@@ -18,23 +17,22 @@ READ_ONLY = (
 )
 
 
-def _legacy(root: Path) -> None:
+def legacy_thread(root: Path) -> None:
     amp_fixtures.write_store(root)
 
 
 CONFORMANCE = Conformance(
     harness="amp",
-    families=(Family("legacy local thread (ledger and debug copy)", _legacy, sessions=1),),
-    skips={
-        contract: READ_ONLY
-        for contract in (
+    families=(Family("legacy-thread", legacy_thread, sessions=1),),
+    skips=dict.fromkeys(
+        (
             "store-round-trip",
             "codec-fixpoint",
             "codec-deterministic",
             "write-preflight",
             "write-refused-halfway",
             "hostile-ids",
-            "hop",
-        )
-    },
+        ),
+        READ_ONLY,
+    ),
 )

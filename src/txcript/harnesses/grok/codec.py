@@ -379,13 +379,15 @@ class _Writer:
     def update(
         self, when: datetime, update: dict[str, Any], *, method: str = "session/update"
     ) -> None:
+        """One display-log line as Grok writes it: whole seconds beside the millisecond time,
+        an event id of the session's, a user chunk naming its prompt in its own ``_meta``."""
         millis = to_epoch_ms(when)
         self.event += 1
-        meta: dict[str, Any] = {"eventId": self.event, "agentTimestampMs": millis}
-        if self.prompt >= 0:
-            meta["promptIndex"] = self.prompt
+        if update.get("sessionUpdate") == "user_message_chunk":
+            update = {**update, "_meta": {"promptIndex": self.prompt}}
+        meta = {"eventId": f"{self.session_id}-{self.event}", "agentTimestampMs": millis}
         line = {
-            "timestamp": millis / 1000,
+            "timestamp": millis // 1000,
             "method": method,
             "params": {"sessionId": self.session_id, "update": update, "_meta": meta},
         }
@@ -476,7 +478,9 @@ def from_common(transcript: m.Transcript) -> GrokSession:
             last_assistant = message
             _assistant(out, message)
     out.close_turn(last_assistant, moment)
-    summary: dict[str, Any] = {"info": {"id": session_id}}
+    # Grok refuses to resume a session whose summary lacks ``session_summary`` ("Session does
+    # not exist"), so it is always written, empty as Grok's own are before it summarises.
+    summary: dict[str, Any] = {"info": {"id": session_id}, "session_summary": ""}
     if meta.cwd:
         summary["info"]["cwd"] = meta.cwd
     if meta.title:

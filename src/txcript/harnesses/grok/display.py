@@ -1,8 +1,10 @@
 """Reading Grok's display log (``updates.jsonl``): turns, their agent updates, and each call.
 
-Every line is ``{timestamp (epoch s), method, params: {sessionId, update: {sessionUpdate, …},
-_meta: {eventId, agentTimestampMs, promptIndex, …}}}``. A **turn** starts with the user's chunks
-(``user_message_chunk``: text, or an image ``{type: "image", data, mimeType}``) and ends with
+Every line is ``{timestamp (epoch s), method, params: {sessionId, update: {sessionUpdate, …,
+_meta?}, _meta: {eventId, agentTimestampMs, …}}}``; a user chunk names its prompt in
+``update._meta.promptIndex`` (older builds: ``params._meta.promptIndex``). A **turn** starts
+with the user's chunks (``user_message_chunk``: text, or an image ``{type: "image", data,
+mimeType}``) and ends with
 ``turn_completed`` (``stop_reason`` and, in newer builds, ``usage``). Between them come the
 agent's updates — message and thought chunks and ``tool_call`` — and each call's
 ``tool_call_update`` (``status: "failed"`` is a tool failure).
@@ -132,7 +134,9 @@ def read(text: str | None) -> Display:
         if display.first_time is None:
             display.first_time = when
         if kind == "user_message_chunk":
-            key = prompt_index(meta.get("promptIndex"))
+            # builds name the prompt in the update's own _meta (0.2.111), or beside it
+            named = _obj(update.get("_meta")).get("promptIndex", meta.get("promptIndex"))
+            key = prompt_index(named)
             renamed = key is not None and turn is not None and turn.key not in (None, key)
             if turn is None or turn.agent or turn.completed or renamed:
                 turn = Turn(key=key)

@@ -123,7 +123,10 @@ _TEXT = frozenset(
         "api_content",
     )
 )
+#: The columns every session needs, and those Hermes's own schema script indexes before it adds
+#: any missing column (a database without them fails to open in Hermes).
 _SESSION_CORE = ("id", "source", "started_at")
+_SESSION_INDEXED = ("parent_session_id",)
 _MESSAGE_CORE = ("role", "content", "timestamp")
 
 
@@ -143,7 +146,7 @@ def _declared(name: str) -> str:
 def _create_sql(native: HermesSession) -> str:
     """Tables with the columns the session has (and the few every session needs): a copy into
     a new database reads back exactly as it was."""
-    session = list(dict.fromkeys((*native.session, *_SESSION_CORE)))
+    session = list(dict.fromkeys((*native.session, *_SESSION_CORE, *_SESSION_INDEXED)))
     messages = list(dict.fromkeys((*(k for row in native.messages for k in row), *_MESSAGE_CORE)))
     session_defs = [
         "id TEXT PRIMARY KEY"
