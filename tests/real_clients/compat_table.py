@@ -20,6 +20,7 @@ from clientsources import DESCRIPTIONS, SOURCES
 NO_ERROR_FLAG = {
     "codex": "n/a (a Responses request has no error flag)",
     "hermes": 'n/a (no error flag in a Chat Completions request; a failure is sent as its `{"error": …}` result)',
+    "grok": "n/a (a Chat Completions request has no error flag)",
 }
 
 
@@ -40,7 +41,7 @@ def main(path: str) -> str:
         "the exact resume command txcript printed (offline, its model API pointed at a local "
         "stub; for OpenCode, the TUI's `--session <id>` given to `opencode run`; for droid, "
         "`droid exec -s <id>` after `droid search --json` listed the copy; for Hermes, "
-        "`hermes chat --resume <id> -q`), and the "
+        "`hermes chat --resume <id> -q`; for Grok, `grok --resume <id> -p`), and the "
         "history the client sent to the model was compared with what txcript reads back from "
         "the store. *Turns* are runs of same-role messages. *Filled in* counts results the "
         "client made up itself for calls the session left without one (a call still in flight "

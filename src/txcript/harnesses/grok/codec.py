@@ -478,8 +478,9 @@ def from_common(transcript: m.Transcript) -> GrokSession:
             last_assistant = message
             _assistant(out, message)
     out.close_turn(last_assistant, moment)
-    # Grok refuses to resume a session whose summary lacks ``session_summary`` ("Session does
-    # not exist"), so it is always written, empty as Grok's own are before it summarises.
+    # Grok refuses to resume a session whose summary lacks ``session_summary`` or
+    # ``current_model_id`` ("Session does not exist"), so both are always written;
+    # ``session_summary`` empty, as Grok's own are before it summarises.
     summary: dict[str, Any] = {"info": {"id": session_id}, "session_summary": ""}
     if meta.cwd:
         summary["info"]["cwd"] = meta.cwd
@@ -489,8 +490,9 @@ def from_common(transcript: m.Transcript) -> GrokSession:
     summary["updated_at"] = summary["last_active_at"] = format_millis(moment)
     summary["num_messages"] = len(transcript.messages)
     summary["num_chat_messages"] = len(out.chat)
-    if meta.model:
-        summary["current_model_id"] = meta.model
+    # Required too: without a model id Grok reads no session. An empty one makes Grok use its
+    # configured default model.
+    summary["current_model_id"] = meta.model or ""
     summary["chat_format_version"] = 1
     if meta.git_branch:
         summary["head_branch"] = meta.git_branch
