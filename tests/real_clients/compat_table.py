@@ -15,11 +15,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from clientsources import DESCRIPTIONS, SOURCES
 
-
 #: What the error column says for a writer whose client's request has no error flag.
 NO_ERROR_FLAG = {
     "codex": "n/a (a Responses request has no error flag)",
-    "hermes": 'n/a (no error flag in a Chat Completions request; a failure is sent as its `{"error": …}` result)',
+    "hermes": (
+        "n/a (no error flag in a Chat Completions request; a failure is sent as its "
+        '`{"error": …}` result)'
+    ),
     "grok": "n/a (a Chat Completions request has no error flag)",
 }
 

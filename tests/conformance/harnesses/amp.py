@@ -9,7 +9,7 @@ from pathlib import Path
 from declare import Conformance, Family
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "amp"))
-import amp_fixtures  # noqa: E402
+import amp_fixtures
 
 READ_ONLY = (
     "read-only source: current Amp keeps threads on its servers and never reads a local file, "

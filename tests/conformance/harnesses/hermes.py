@@ -10,7 +10,7 @@ from typing import Any
 from declare import Conformance, Family, HopLimit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "hermes"))
-import hermes_fixtures  # noqa: E402
+import hermes_fixtures
 
 
 def home(root: Path) -> None:
