@@ -308,3 +308,27 @@ def test_a_transcript_log_splits_only_at_newlines(tmp_path: Path) -> None:
     assert _common(tmp_path, "20260101_000000_aaaaaa")["messages"][0]["content"] == [
         {"type": "text", "text": text}
     ]
+
+
+def test_a_second_listing_under_the_same_token_opens_no_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    from txcript import sessions
+    from txcript.harnesses.hermes import store as hermes_store
+
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
+    fx.write_home(tmp_path / "home")
+    old = time.time() - 60
+    for path in [tmp_path / "home", *(tmp_path / "home").rglob("*")]:
+        os.utime(path, (old, old))
+    first = sessions.store_listing(HERMES, tmp_path / "home", explicit=True)
+
+    def refuse(self: Any) -> Any:
+        raise AssertionError("the store was opened although its token stood")
+
+    monkeypatch.setattr(hermes_store.HermesStore, "discover", refuse)
+    assert sessions.store_listing(HERMES, tmp_path / "home", explicit=True) == first
+    assert first is not None and len(first) == 5

@@ -379,6 +379,7 @@ REGISTRY: tuple[HarnessInfo, ...] = (
         layers={
             "meta_of": "codec",
             "sniff": "text",
+            "sniff_lines": "text",
             "open_store": "store:HermesStore",
             "change_token": "locations",
             "new_session_id": "locations:fresh_session_id",
