@@ -38,7 +38,6 @@ def _chat(read_tool: tuple[str, dict[str, str]], *, indexed: bool) -> str:
         return {**entry, **extra}
 
     first = prompt("Why does the build fail?", 0)
-    first["content"].append({"type": "text", "text": "[Image: a red build log]"})
     entries = [
         {"type": "system", "content": "You are Grok, a coding agent. SYSTEM-PROMPT"},
         {

@@ -31,6 +31,23 @@ import dbfixtures as fx  # noqa: E402
 from sessions import representable  # noqa: E402
 
 
+def _json_text_results(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """A bubble stores a result as a string and reads one that is JSON (but not null) as that
+    value: a text result such as Hermes's ``{"output": …, "exit_code": 1}`` comes back as its
+    compact JSON."""
+    from txcript.shared.jsonutil import INVALID, dumps_compact, try_loads
+
+    out = []
+    for item in items:
+        if item[0] == "result":
+            parsed = try_loads(item[2])
+            if parsed is not INVALID and parsed is not None:
+                text = parsed if isinstance(parsed, str) else dumps_compact(parsed)
+                item = (item[0], item[1], text, *item[3:])
+        out.append(item)
+    return out
+
+
 def _database(app: Callable[[Path], Path]) -> Callable[[Path], None]:
     def build(root: Path) -> None:
         storage = root / "globalStorage"
@@ -73,8 +90,10 @@ CONFORMANCE = Conformance(
         "batch A B rA rB comes back A rA B rB, and a call followed by anything gets an error "
         "result saying none was recorded; a terminal call keeps its command, cwd and timeout "
         "only; a slash command the user ran (a user-side call) has no bubble and is left out; "
-        "a user bubble holds one text, so a user's texts are joined by a blank line",
+        "a user bubble holds one text, so a user's texts are joined by a blank line; a text "
+        "result that is JSON comes back as that JSON",
         composed(
+            _json_text_results,
             without_commands,
             user_texts_joined,
             tool_fields(Bash, description=None, run_in_background=False),

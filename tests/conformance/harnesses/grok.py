@@ -3,14 +3,21 @@ summary without a start time), each a directory of three files under a percent-e
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any
 
-from declare import Conformance, Family, HopLimit
+from declare import (
+    Conformance,
+    Family,
+    HopLimit,
+    commands_as_prompts,
+    composed,
+    text_before_calls,
+    unsigned_thinking,
+    use_fixtures,
+)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "grok"))
-import grok_fixtures
+use_fixtures("grok")
+import grok_fixtures  # noqa: E402
 
 
 def newer(root: Path) -> None:
@@ -21,16 +28,15 @@ def older(root: Path) -> None:
     grok_fixtures.write_older(root)
 
 
-def _unsigned(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Grok's reasoning items carry no signature: thinking comes back unsigned."""
-    return [("thinking", x[1], False) if x[0] == "thinking" else x for x in items]
-
-
 CONFORMANCE = Conformance(
     harness="grok",
     families=(Family("newer-build", newer, sessions=1), Family("older-build", older, sessions=1)),
     representable=grok_fixtures.conversations(),
     hop_limit=HopLimit(
-        "a Grok reasoning item keeps its text and encrypted part but no signature", _unsigned
+        "a Grok reasoning item keeps its text and encrypted part but no signature, and a slash "
+        "command the user ran has no record of its own: it is written as the prompt that ran it, "
+        "its output as the user's text; a reply or reasoning after a call is shown before the "
+        "calls of its message",
+        composed(unsigned_thinking, commands_as_prompts, text_before_calls),
     ),
 )

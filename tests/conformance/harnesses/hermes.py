@@ -3,14 +3,23 @@ version-6 database under a profile; a version-6 database alone."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any
 
-from declare import Conformance, Family, HopLimit
+from declare import (
+    Conformance,
+    Family,
+    HopLimit,
+    StoreFacts,
+    commands_as_prompts,
+    composed,
+    replaced,
+    text_before_calls,
+    unsigned_thinking,
+    use_fixtures,
+)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "hermes"))
-import hermes_fixtures
+use_fixtures("hermes")
+import hermes_fixtures  # noqa: E402
 
 
 def home(root: Path) -> None:
@@ -21,19 +30,6 @@ def version_6(root: Path) -> None:
     hermes_fixtures.write_v6(root / "state.db")
 
 
-def _as_hermes_holds(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Hermes keeps reasoning text without a signature, and one reasoning per assistant row."""
-    out: list[tuple[Any, ...]] = []
-    for item in items:
-        if item[0] == "thinking":
-            if out and out[-1][0] == "thinking":
-                out[-1] = ("thinking", out[-1][1] + item[1], False)
-                continue
-            item = ("thinking", item[1], False)
-        out.append(item)
-    return out
-
-
 CONFORMANCE = Conformance(
     harness="hermes",
     families=(
@@ -42,8 +38,14 @@ CONFORMANCE = Conformance(
     ),
     representable=hermes_fixtures.conversations(),
     hop_limit=HopLimit(
-        "a Hermes assistant row keeps one reasoning text and no signature, so a message's "
-        "thinking comes back as one unsigned block",
-        _as_hermes_holds,
+        "a Hermes assistant row keeps reasoning text without a signature, and a slash command "
+        "the user ran has no record of its own: it is written as the prompt that ran it, its "
+        "output as the user's text; a reply or reasoning after a call is shown before the calls "
+        "of its message",
+        composed(unsigned_thinking, commands_as_prompts, text_before_calls),
+    ),
+    text_facts=StoreFacts(
+        "a JSONL transcript log's session id is its file's name, which its text does not hold",
+        lambda native: replaced(native, name=""),
     ),
 )

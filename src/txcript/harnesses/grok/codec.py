@@ -416,67 +416,118 @@ class _Writer:
         self.update(when, completed, method="_x.ai/session/update")
 
 
-def _is_prompt(message: m.Message) -> bool:
-    return message.role == "user" and any(isinstance(b, m.Text | m.Image) for b in message.content)
-
-
 def _result_text(content: Any) -> str:
     return content if isinstance(content, str) else dumps_compact(content)
+
+
+def _command_calls(transcript: m.Transcript) -> set[str]:
+    """The ids of the slash commands the user ran (user-side calls Grok has no record for)."""
+    return {
+        block.id
+        for message in transcript.messages
+        for block in message.content
+        if isinstance(block, m.ToolUse) and isinstance(block.tool, m.Command)
+    }
+
+
+def _as_prompt(block: m.ToolUse | m.ToolResult) -> m.Text:
+    """A slash command as the prompt text that ran it, its output as the user's text."""
+    if isinstance(block, m.ToolUse):
+        tool = block.tool
+        assert isinstance(tool, m.Command)
+        return m.Text(tool.command if tool.args is None else f"{tool.command} {tool.args}")
+    return m.Text(_result_text(block.content))
+
+
+def _groups(blocks: tuple[m.Block, ...]) -> list[list[m.Block]]:
+    """An assistant message as the model-log entries it takes, each its reasoning items, then
+    ``assistant{content, tool_calls}``. An entry shows its reasoning and text before its calls,
+    so a text or thinking after a call stays with the call (it reads back before the calls); a
+    second text, or thinking after a text, starts a new entry, so nothing is joined."""
+    groups: list[list[m.Block]] = []
+    for block in blocks:
+        kinds = {type(b) for b in groups[-1]} if groups else set()
+        fresh = (
+            not groups
+            or (isinstance(block, m.Text) and m.Text in kinds)
+            or (isinstance(block, m.Thinking) and m.Text in kinds and m.ToolUse not in kinds)
+        )
+        if fresh:
+            groups.append([block])
+        else:
+            groups[-1].append(block)
+    return groups
+
+
+def _prompt(out: _Writer, blocks: list[m.Block], when: datetime) -> None:
+    out.prompt += 1
+    texts = [b.text for b in blocks if isinstance(b, m.Text)]
+    out.entry(
+        {
+            "type": "user",
+            "content": [{"type": "text", "text": f"{_OPEN}{t}{_CLOSE}"} for t in texts],
+            "prompt_index": out.prompt,
+        }
+    )
+    for block in blocks:
+        if isinstance(block, m.Text):
+            content: dict[str, Any] = {"type": "text", "text": block.text}
+        elif isinstance(block, m.Image):
+            source = block.source
+            content = {"type": "image", "data": source.data, "mimeType": source.media_type}
+        else:
+            continue
+        out.update(when, {"sessionUpdate": "user_message_chunk", "content": content})
+
+
+def _result(out: _Writer, block: m.ToolResult, when: datetime) -> None:
+    text = _result_text(block.content)
+    out.entry({"type": "tool_result", "tool_call_id": block.tool_use_id, "content": text})
+    out.update(
+        when,
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": block.tool_use_id,
+            "status": "failed" if block.is_error else "completed",
+            "rawOutput": text,
+            "content": [{"type": "content", "content": {"type": "text", "text": text}}],
+        },
+    )
 
 
 def from_common(transcript: m.Transcript) -> GrokSession:
     meta = transcript.meta
     session_id = UUID_IDS.adopt(meta.id) if meta.id else UUID_IDS.derive("")
+    commands = _command_calls(transcript)
     out = _Writer(session_id)
     last_assistant: m.Message | None = None
     moment = meta.timestamp
     for message in transcript.messages:
         moment = message.timestamp
-        if _is_prompt(message):
-            out.close_turn(last_assistant, moment)
-            last_assistant = None
-            out.prompt += 1
-            texts = [b.text for b in message.content if isinstance(b, m.Text)]
-            out.entry(
-                {
-                    "type": "user",
-                    "content": [{"type": "text", "text": f"{_OPEN}{t}{_CLOSE}"} for t in texts],
-                    "prompt_index": out.prompt,
-                }
-            )
-            for block in message.content:
-                if isinstance(block, m.Text):
-                    content: dict[str, Any] = {"type": "text", "text": block.text}
-                elif isinstance(block, m.Image):
-                    content = {
-                        "type": "image",
-                        "data": block.source.data,
-                        "mimeType": block.source.media_type,
-                    }
-                else:
-                    continue
-                out.update(moment, {"sessionUpdate": "user_message_chunk", "content": content})
-        elif message.role == "user":
-            for block in message.content:
-                if not isinstance(block, m.ToolResult):
-                    continue
-                text = _result_text(block.content)
-                out.entry(
-                    {"type": "tool_result", "tool_call_id": block.tool_use_id, "content": text}
-                )
-                out.update(
-                    moment,
-                    {
-                        "sessionUpdate": "tool_call_update",
-                        "toolCallId": block.tool_use_id,
-                        "status": "failed" if block.is_error else "completed",
-                        "rawOutput": text,
-                        "content": [{"type": "content", "content": {"type": "text", "text": text}}],
-                    },
-                )
-        else:
+        if message.role == "assistant":
             last_assistant = message
-            _assistant(out, message)
+            for group in _groups(message.content):
+                _assistant(out, group, message)
+            continue
+        prompt: list[m.Block] = []
+        for block in [*message.content, None]:
+            is_command = (
+                isinstance(block, m.ToolUse | m.ToolResult)
+                and (block.id if isinstance(block, m.ToolUse) else block.tool_use_id) in commands
+            )
+            if is_command:
+                assert isinstance(block, m.ToolUse | m.ToolResult)
+                prompt.append(_as_prompt(block))
+            elif isinstance(block, m.Text | m.Image):
+                prompt.append(block)
+            elif block is None or isinstance(block, m.ToolResult):
+                if prompt:  # a prompt starts a turn
+                    out.close_turn(last_assistant, moment)
+                    last_assistant = None
+                    _prompt(out, prompt, moment)
+                    prompt = []
+                if block is not None:
+                    _result(out, block, moment)
     out.close_turn(last_assistant, moment)
     # Grok refuses to resume a session whose summary lacks ``session_summary`` or
     # ``current_model_id`` ("Session does not exist"), so both are always written;
@@ -505,11 +556,11 @@ def from_common(transcript: m.Transcript) -> GrokSession:
     )
 
 
-def _assistant(out: _Writer, message: m.Message) -> None:
+def _assistant(out: _Writer, blocks: list[m.Block], message: m.Message) -> None:
     when = message.timestamp
     text = ""
     calls: list[dict[str, Any]] = []
-    for block in message.content:
+    for block in blocks:
         if isinstance(block, m.Thinking):
             out.reasoning += 1
             item: dict[str, Any] = {
@@ -522,22 +573,12 @@ def _assistant(out: _Writer, message: m.Message) -> None:
                 item["encrypted_content"] = block.encrypted
             out.entry(item)
             if block.text:
-                out.update(
-                    when,
-                    {
-                        "sessionUpdate": "agent_thought_chunk",
-                        "content": {"type": "text", "text": block.text},
-                    },
-                )
+                chunk = {"type": "text", "text": block.text}
+                out.update(when, {"sessionUpdate": "agent_thought_chunk", "content": chunk})
         elif isinstance(block, m.Text):
             text += block.text
-            out.update(
-                when,
-                {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": block.text},
-                },
-            )
+            chunk = {"type": "text", "text": block.text}
+            out.update(when, {"sessionUpdate": "agent_message_chunk", "content": chunk})
         elif isinstance(block, m.ToolUse):
             name, data = tools.from_tool(block.tool)
             calls.append({"id": block.id, "name": name, "arguments": tools.arguments(data)})

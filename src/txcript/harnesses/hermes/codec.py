@@ -22,6 +22,7 @@ from typing import Any
 
 from txcript import model as m
 from txcript.diagnostics import warn
+from txcript.shared.jsonutil import dumps_compact
 from txcript.shared.timeutil import EPOCH, from_epoch_ms, parse_rfc3339, to_epoch_ms
 
 from . import tools
@@ -240,13 +241,12 @@ def to_common(native: HermesSession) -> m.Transcript:
 # ------------------------------------------------------------------------------- writing
 
 
-def _user_content(message: m.Message) -> Any:
-    texts = [b for b in message.content if isinstance(b, m.Text)]
-    images = [b for b in message.content if isinstance(b, m.Image)]
-    if not images and len(texts) == 1:
+def _user_content(blocks: list[m.Block]) -> Any:
+    texts = [b for b in blocks if isinstance(b, m.Text)]
+    if len(texts) == 1 and len(blocks) == 1:
         return texts[0].text
     parts: list[dict[str, Any]] = []
-    for block in message.content:
+    for block in blocks:
         if isinstance(block, m.Text):
             parts.append({"type": "text", "text": block.text})
         elif isinstance(block, m.Image):
@@ -256,11 +256,54 @@ def _user_content(message: m.Message) -> Any:
     return parts
 
 
-def _assistant_row(message: m.Message, when: float) -> dict[str, Any]:
-    texts = [b.text for b in message.content if isinstance(b, m.Text)]
-    thoughts = [b for b in message.content if isinstance(b, m.Thinking)]
+def command_calls(transcript: m.Transcript) -> set[str]:
+    """The ids of the slash commands the user ran (user-side calls Hermes has no record for)."""
+    return {
+        block.id
+        for message in transcript.messages
+        for block in message.content
+        if isinstance(block, m.ToolUse) and isinstance(block.tool, m.Command)
+    }
+
+
+def _as_prompt(block: m.ToolUse | m.ToolResult) -> m.Text:
+    """A slash command as the prompt text that ran it, its output as the user's text."""
+    if isinstance(block, m.ToolUse):
+        tool = block.tool
+        assert isinstance(tool, m.Command)
+        return m.Text(tool.command if tool.args is None else f"{tool.command} {tool.args}")
+    content = block.content
+    return m.Text(content if isinstance(content, str) else dumps_compact(content))
+
+
+def assistant_groups(blocks: tuple[m.Block, ...]) -> list[list[m.Block]]:
+    """An assistant message as the rows it takes, each ``[thinking?, text?, calls…]``. A row
+    shows its reasoning and text before its calls, so a text or thinking after a call stays in
+    the call's row (it reads back before the calls); a second text or thinking, or thinking after
+    a text, starts a new row, so nothing is joined."""
+    groups: list[list[m.Block]] = []
+    for block in blocks:
+        kinds = {type(b) for b in groups[-1]} if groups else set()
+        fresh = (
+            not groups
+            or (isinstance(block, m.Text) and m.Text in kinds)
+            or (
+                isinstance(block, m.Thinking)
+                and (m.Thinking in kinds or (m.Text in kinds and m.ToolUse not in kinds))
+            )
+        )
+        if fresh:
+            groups.append([block])
+        else:
+            groups[-1].append(block)
+    return groups
+
+
+def _assistant_row(blocks: list[m.Block], when: float, stop: m.StopReason | None) -> dict[str, Any]:
+    texts = [b.text for b in blocks if isinstance(b, m.Text)]
+    thoughts = [b for b in blocks if isinstance(b, m.Thinking)]
     calls = []
-    for block in message.content:
+    for block in blocks:
         if isinstance(block, m.ToolUse):
             name, data = tools.from_tool(block.tool)
             calls.append(
@@ -273,9 +316,8 @@ def _assistant_row(message: m.Message, when: float) -> dict[str, Any]:
     row: dict[str, Any] = {"role": "assistant", "content": "".join(texts), "timestamp": when}
     if calls:
         row["tool_calls"] = json.dumps(calls)
-    reason = message.stop_reason
-    if reason is not None:
-        name = reason.other if isinstance(reason, m.OtherStop) else reason
+    if stop is not None:
+        name = stop.other if isinstance(stop, m.OtherStop) else stop
         row["finish_reason"] = _STOP_OUT.get(name, name)
     if thoughts:
         text = "".join(t.text for t in thoughts)
@@ -291,33 +333,45 @@ def _assistant_row(message: m.Message, when: float) -> dict[str, Any]:
 
 def from_common(transcript: m.Transcript) -> HermesSession:
     meta = transcript.meta
+    commands = command_calls(transcript)
     rows: list[dict[str, Any]] = []
     calls = 0
     for message in transcript.messages:
         when = seconds(message.timestamp)
         if message.role == "assistant":
-            row = _assistant_row(message, when)
+            groups = assistant_groups(message.content)
+            for index, group in enumerate(groups):
+                last = index == len(groups) - 1
+                rows.append(_assistant_row(group, when, message.stop_reason if last else None))
             calls += sum(isinstance(b, m.ToolUse) for b in message.content)
-            rows.append(row)
             continue
-        results = [b for b in message.content if isinstance(b, m.ToolResult)]
-        for result in results:
-            rows.append(
-                {
-                    "role": "tool",
-                    "content": tools.write_result(result.content, result.is_error),
-                    "tool_call_id": result.tool_use_id,
-                    "timestamp": when,
-                }
-            )
-        if any(isinstance(b, m.Text | m.Image) for b in message.content):
-            rows.append(
-                {
-                    "role": "user",
-                    "content": encode_content(_user_content(message)),
-                    "timestamp": when,
-                }
-            )
+        prompt: list[m.Block] = []
+
+        def flush(prompt: list[m.Block] = prompt, when: float = when) -> None:
+            if prompt:
+                content = encode_content(_user_content(prompt))
+                rows.append({"role": "user", "content": content, "timestamp": when})
+                prompt.clear()
+
+        for block in message.content:
+            if (
+                isinstance(block, m.ToolUse | m.ToolResult)
+                and (block.id if isinstance(block, m.ToolUse) else block.tool_use_id) in commands
+            ):
+                prompt.append(_as_prompt(block))
+            elif isinstance(block, m.Text | m.Image):
+                prompt.append(block)
+            elif isinstance(block, m.ToolResult):
+                flush()
+                rows.append(
+                    {
+                        "role": "tool",
+                        "content": tools.write_result(block.content, block.is_error),
+                        "tool_call_id": block.tool_use_id,
+                        "timestamp": when,
+                    }
+                )
+        flush()
     for row in rows:
         row.setdefault("active", 1)
     session: dict[str, Any] = {

@@ -148,7 +148,7 @@ class HermesStore:
             reference=reference,
             location=self.location(reference),
             notes=tuple(notes),
-            backup=backup.id,
+            backup=None if backup is None else backup.id,
         )
 
     def _save_log(self, native: HermesSession, *, force: bool) -> Saved:

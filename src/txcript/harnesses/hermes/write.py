@@ -238,10 +238,12 @@ def transaction(
     *,
     check: Callable[[sqlite3.Connection], None],
     apply: Callable[[sqlite3.Connection], None],
-) -> backups.Backup:
+) -> backups.Backup | None:
     """``check`` then ``apply`` in one ``BEGIN IMMEDIATE`` transaction, guarded by a row backup
     that is sealed before COMMIT and published right after it (signals held between the two);
-    if the transaction does not commit, the backup is removed."""
+    if the transaction does not commit, the backup is removed. If it commits but the backup
+    cannot be published, the write stands: one warning, the sealed backup is completed by the
+    next write's sweep, and None is returned."""
     backups.check_settings()
     conn = _connect(database)
     pending: backup_rows.PendingRows | None = None
@@ -274,7 +276,9 @@ def transaction(
                             "(the next txcript write completes it)"
                         )
             except sqlite3.Error as exc:
-                raise shared_sqlite.translate(describe(database), database, exc) from None
+                raise shared_sqlite.translate(
+                    describe(database), database, exc, writing=True
+                ) from None
     except BaseException:
         if conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
@@ -284,9 +288,8 @@ def transaction(
         raise
     finally:
         conn.close()
-    if taken is None:
-        raise StoreError(f"writing {database}: the write committed but its backup was not kept")
-    backups.prune(protect=[taken.id])
+    if taken is not None:
+        backups.prune(protect=[taken.id])
     return taken
 
 
@@ -382,7 +385,7 @@ class _Save:
             )
 
 
-def save(database: Path, native: HermesSession) -> tuple[str, backups.Backup, list[str]]:
+def save(database: Path, native: HermesSession) -> tuple[str, backups.Backup | None, list[str]]:
     """Write ``native`` into ``database`` (replacing a session of the same id); returns its id,
     the backup that undoes it and what the user should know."""
     session_id = HERMES_IDS.check(native.id, "Hermes")
@@ -430,10 +433,11 @@ class _Delete:
 
 def delete(database: Path, session_id: str) -> str:
     work = _Delete(database, session_id)
-    return transaction(database, session_id, "delete", check=work.check, apply=work.apply).id
+    taken = transaction(database, session_id, "delete", check=work.check, apply=work.apply)
+    return "" if taken is None else taken.id
 
 
-def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup:
+def undo_backup(backup: backups.Backup, *, force: bool = False) -> backups.Backup | None:
     """Undo the one save or delete ``backup`` guarded; returns the backup of the undo itself."""
     if backup.kind != "row" or not backup.session:
         raise BadInput(f"backup {backup.id} is not a Hermes row backup")
