@@ -89,6 +89,16 @@ OTHER_CHECKS = (
         "is read with both calls, both results and the error flag.",
     ),
     (
+        "amp",
+        "none",
+        "read-only source",
+        "txcript writes no Amp copy: current Amp keeps threads on its servers and never reads a "
+        "local thread file (docs/formats/amp.md), so there is nothing to resume; reading a "
+        "thread from the server (`amp threads export <T-id>`) needs the network and an Amp "
+        "account. The fixtures (a legacy thread with its ledger and debug copy) carry the "
+        "weight.",
+    ),
+    (
         "kimi (Kimi Code)",
         "none",
         "not run",

@@ -7,7 +7,9 @@ It speaks just enough of two APIs for a client to finish one turn:
 * OpenAI Responses (``POST /v1/responses``), streamed; a WebSocket upgrade is answered 404 so the
   client falls back to HTTP; ``GET /v1/models`` lists one model;
 * Gemini (``POST /v1beta/models/<model>:streamGenerateContent`` as server-sent events, and
-  ``:generateContent`` / ``:countTokens`` as JSON).
+  ``:generateContent`` / ``:countTokens`` as JSON);
+* OpenAI Chat Completions (``POST /v1/chat/completions``), streamed as server-sent events or as
+  one JSON body.
 
 Anything else is answered 404 and recorded too.
 """
@@ -228,6 +230,44 @@ def _gemini(path: str) -> tuple[str, bytes]:
     return "application/json", json.dumps(chunk).encode()
 
 
+def _chat(body: Any) -> tuple[str, bytes]:
+    model = body.get("model", "stub") if isinstance(body, dict) else "stub"
+    usage = {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}
+    if not (isinstance(body, dict) and body.get("stream")):
+        done = {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": REPLY},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": usage,
+        }
+        return "application/json", json.dumps(done).encode()
+
+    def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    events = [
+        chunk({"role": "assistant", "content": ""}, None),
+        chunk({"content": REPLY}, None),
+        {**chunk({}, "stop"), "usage": usage},
+    ]
+    body_bytes = b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events)
+    return "text/event-stream", body_bytes + b"data: [DONE]\n\n"
+
+
 def start(calls: list[list[dict[str, Any]]] | None = None) -> ModelStub:
     """A stub on an ephemeral loopback port. ``calls`` scripts tool-call batches: each streamed
     Anthropic request that offers tools gets the next batch instead of the text reply, until
@@ -272,7 +312,9 @@ def start(calls: list[list[dict[str, Any]]] | None = None) -> ModelStub:
                 body = raw.decode("utf-8", "replace")
             path = self.path.split("?")[0]
             stub.requests.append(Recorded("POST", path, body))
-            if path.endswith("/messages") and "count_tokens" not in path:
+            if path.endswith("/chat/completions"):
+                self._answer(200, *_chat(body))
+            elif path.endswith("/messages") and "count_tokens" not in path:
                 with lock:
                     answer = _anthropic(body, script)
                 self._answer(200, *answer)

@@ -1,5 +1,5 @@
-"""The real Claude Code, Codex, Gemini, OpenCode, Qwen Code, Factory droid, pi and Kilo CLIs
-resume what txcript writes, offline.
+"""The real Claude Code, Codex, Gemini, OpenCode, Qwen Code, Factory droid, pi, Kilo, Hermes and
+Grok CLIs resume what txcript writes, offline.
 
 For every (writer, source) pair, txcript writes the source into the writer's store with
 ``continue --with <writer>``; the pinned client then resumes a **copy** of that store (resuming
@@ -41,6 +41,7 @@ TIMEOUT = 180
 PROBE = "probe"  # the prompt each client sends after the resumed history
 CLAUDE_MODEL = "claude-opus-4-5"
 PI_MODEL = "stub-model"
+HERMES_MODEL = "stub-model"
 CODEX_MODEL = "gpt-5"
 GEMINI_MODEL = "gemini-2.5-flash"
 OPENCODE_MODEL = "stub/stub-model"
@@ -75,7 +76,7 @@ def _home_env(home: Path) -> dict[str, str]:
 
 
 def _base_env() -> dict[str, str]:
-    skipped = ("XDG_", "OPENCODE_", "QWEN_", "COPILOT_", "KIMI_")
+    skipped = ("XDG_", "OPENCODE_", "QWEN_", "COPILOT_", "KIMI_", "HERMES_", "GROK_", "XAI_")
     return {k: v for k, v in os.environ.items() if not k.startswith(skipped)}
 
 
@@ -108,6 +109,8 @@ def _continue(
         CODEX_HOME=str(work / "codex"),
         GEMINI_CLI_HOME=str(home),
         PI_CODING_AGENT_DIR=str(work / "pi"),
+        HERMES_HOME=str(work / "hermes"),
+        GROK_HOME=str(work / "grok"),
         TXCRIPT_DATA_DIR=str(work / "data"),
         TXCRIPT_CACHE_DIR=str(work / "cache"),
     )
@@ -804,6 +807,156 @@ def _kilo_retried(transcript: m.Transcript) -> m.Transcript:
     return m.Transcript(meta=transcript.meta, messages=kept)
 
 
+# ----------------------------------------------------------------------------------- Hermes
+
+#: What Hermes says when it resumes without its session store (a database it cannot open).
+HERMES_COMPLAINTS = ("Session store unavailable", "Session not found", "No session found")
+#: What Hermes puts in place of a result the session never recorded.
+HERMES_FILLED_RESULT = "[Result unavailable"
+
+
+def _hermes_seen(body: dict[str, Any]) -> dict[str, Any]:
+    """Turns, calls and results of a Chat Completions request, without the system prompt and
+    the probe (a tool message counts on the user's side, as the session's results do)."""
+    history = [msg for msg in body["messages"] if msg.get("role") != "system"]
+    if history and history[-1].get("role") == "user" and _text_of(history[-1]["content"]) == PROBE:
+        history.pop()
+    roles: list[str] = []
+    calls = results = filled = 0
+    for message in history:
+        role = "assistant" if message.get("role") == "assistant" else "user"
+        calls += len(message.get("tool_calls") or []) if role == "assistant" else 0
+        if message.get("role") == "tool":
+            if _text_of(message.get("content")).startswith(HERMES_FILLED_RESULT):
+                filled += 1
+                continue
+            results += 1
+        if role == "assistant" and not message.get("tool_calls") and not message.get("content"):
+            continue
+        if not roles or roles[-1] != role:
+            roles.append(role)
+    return {"turns": roles, "calls": calls, "results": results, "filled": filled}
+
+
+def _hermes_reasoning(body: dict[str, Any], thinking: list[str]) -> str:
+    fields = ("reasoning_content", "reasoning", "reasoning_details")
+    if any(any(m.get(f) for f in fields) for m in body["messages"] if m.get("role") == "assistant"):
+        return "reasoning fields"
+    return _as_text(thinking, [_text_of(m.get("content")) for m in body["messages"]])
+
+
+def hermes(work: Path, source: Source, client: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "hermes")
+        transcript = _read_back(env, "hermes", written["id"])
+        copy = _copy(work, "hermes")
+        # The client's own configuration: one OpenAI-compatible endpoint, the stub.
+        (copy / "config.yaml").write_text(
+            "model:\n"
+            "  provider: custom\n"
+            f"  base_url: {stub.url}/v1\n"
+            f"  default: {HERMES_MODEL}\n"
+            "  api_key: sk-test-not-a-key\n"
+        )
+        command = [str(client), "chat", *written["resume_command"][1:], "-q", PROBE, "-Q"]
+        done = _run(command, work / "project", dict(env, HERMES_HOME=str(copy)))
+        output = done.stdout + done.stderr
+        for complaint in HERMES_COMPLAINTS:
+            assert complaint not in output, output[-2000:]
+        # The agent's request offers tools (a side request, such as describing an image for a
+        # model without vision, offers none).
+        bodies = [
+            b
+            for b in stub.bodies("/v1/chat/completions")
+            if isinstance(b, dict) and b.get("messages") and b.get("tools")
+        ]
+    finally:
+        stub.close()
+    assert bodies, "Hermes sent no request to the model stub"
+    expected = _expected(transcript)
+    del expected["errors"]  # a Chat Completions request carries no error flag on a result
+    reasoning = _hermes_reasoning(bodies[0], source.thinking)
+    seen = _hermes_seen(bodies[0])
+    filled = seen.pop("filled")
+    return Outcome(expected, seen, reasoning, filled)
+
+
+# ------------------------------------------------------------------------------------- Grok
+
+GROK_MODEL = "stub-model"
+#: What Grok says when it cannot open a session (a summary it cannot parse reads as none).
+GROK_COMPLAINTS = ("Session does not exist", "Couldn't create session")
+#: What Grok puts in place of a result the session never recorded.
+GROK_FILLED_RESULT = "Tool execution was cancelled by the user"
+
+
+def _grok_seen(body: dict[str, Any]) -> dict[str, Any]:
+    """Turns, calls and results of Grok's Chat Completions request, without the system prompt
+    and the probe (the prompt wrapped in ``<user_query>``)."""
+    history = [msg for msg in body["messages"] if msg.get("role") != "system"]
+    if history and history[-1].get("role") == "user" and PROBE in _text_of(history[-1]["content"]):
+        history.pop()
+    roles: list[str] = []
+    calls = results = filled = 0
+    for message in history:
+        role = "assistant" if message.get("role") == "assistant" else "user"
+        calls += len(message.get("tool_calls") or []) if role == "assistant" else 0
+        if message.get("role") == "tool":
+            if _text_of(message.get("content")).startswith(GROK_FILLED_RESULT):
+                filled += 1
+                continue
+            results += 1
+        if role == "assistant" and not message.get("tool_calls") and not message.get("content"):
+            continue
+        if not roles or roles[-1] != role:
+            roles.append(role)
+    return {"turns": roles, "calls": calls, "results": results, "filled": filled}
+
+
+def grok(work: Path, source: Source, client: Path) -> Outcome:
+    stub = modelstub.start()
+    try:
+        written, env = _continue(work, source.path, "grok")
+        transcript = _read_back(env, "grok", written["id"])
+        copy = _copy(work, "grok")
+        command = [
+            str(client),
+            *written["resume_command"][1:],
+            "-p",
+            PROBE,
+            "-m",
+            GROK_MODEL,
+            "--output-format",
+            "json",
+        ]
+        run_env = dict(
+            env,
+            GROK_HOME=str(copy),
+            XAI_API_KEY="xai-test-not-a-key",
+            GROK_MODELS_BASE_URL=f"{stub.url}/v1",
+            DISABLE_TELEMETRY="1",
+        )
+        done = _run(command, work / "project", run_env)
+        for complaint in GROK_COMPLAINTS:
+            assert complaint not in done.stdout + done.stderr, done.stdout[-2000:]
+        # The agent's request offers tools (the title request goes to /v1/responses).
+        bodies = [
+            b
+            for b in stub.bodies("/v1/chat/completions")
+            if isinstance(b, dict) and b.get("messages") and b.get("tools")
+        ]
+    finally:
+        stub.close()
+    assert bodies, "Grok sent no request to the model stub"
+    expected = _expected(transcript)
+    del expected["errors"]  # a Chat Completions request carries no error flag on a result
+    reasoning = _hermes_reasoning(bodies[0], source.thinking)
+    seen = _grok_seen(bodies[0])
+    filled = seen.pop("filled")
+    return Outcome(expected, seen, reasoning, filled)
+
+
 # ------------------------------------------------------------------------------- the matrix
 
 MATRIX_TEST = "test_the_client_resumes_the_copy_and_rebuilds_every_turn"
@@ -854,6 +1007,8 @@ def matrix(
             "droid": droid,
             "pi": pi,
             "kilo": lambda work, source, client: kilo(work, source, client, _wait(kilo_home)),
+            "hermes": hermes,
+            "grok": grok,
         }
         futures: dict[Case, Future[Outcome]] = {}
         for writer, source in cases:
