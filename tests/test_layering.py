@@ -22,8 +22,6 @@ LAYERS: list[tuple[str, int]] = [
     ("txcript.errors", 0),
     ("txcript.diagnostics", 0),
     ("txcript.shared", 1),
-    # The Claude Code JSONL codec that Claude Code and Cowork share: it builds Common values.
-    ("txcript.shared.claude_jsonl", 2),
     ("txcript.shared.formats", 3),  # formats two harnesses share, with their Common codecs
     ("txcript.model", 2),
     ("txcript.pairing", 2),

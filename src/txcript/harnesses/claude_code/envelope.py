@@ -1,8 +1,8 @@
-"""Claude Code's slash-command markup (:mod:`txcript.shared.claude_jsonl.envelope`)."""
+"""Claude Code's slash-command markup (:mod:`txcript.shared.formats.claude_jsonl.envelope`)."""
 
 from __future__ import annotations
 
-from txcript.shared.claude_jsonl.envelope import (
+from txcript.shared.formats.claude_jsonl.envelope import (
     ARGS,
     CAVEAT,
     MESSAGE,

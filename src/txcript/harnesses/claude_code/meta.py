@@ -1,8 +1,8 @@
-"""Claude Code's session metadata rules (:mod:`txcript.shared.claude_jsonl.meta`)."""
+"""Claude Code's session metadata rules (:mod:`txcript.shared.formats.claude_jsonl.meta`)."""
 
 from __future__ import annotations
 
-from txcript.shared.claude_jsonl.meta import (
+from txcript.shared.formats.claude_jsonl.meta import (
     CONVERSATION,
     SYNTHETIC_MODEL,
     TITLE_KEYS,

@@ -1,9 +1,9 @@
 """The Claude Code native body: the shared Claude JSONL lines
-(:mod:`txcript.shared.claude_jsonl.native`)."""
+(:mod:`txcript.shared.formats.claude_jsonl.native`)."""
 
 from __future__ import annotations
 
-from txcript.shared.claude_jsonl.native import (
+from txcript.shared.formats.claude_jsonl.native import (
     SIDE_DIRS,
     ClaudeSession,
     Line,

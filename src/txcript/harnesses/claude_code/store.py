@@ -7,7 +7,7 @@
 Discovery is a cheap scan: it parses lines only until the start time, the first turn and the
 first model are known, then looks at title records alone (lines are matched as bytes before any
 parse), and it never follows directory symlinks. Its Meta is the Meta a full load gives, by
-construction: both feed the same :class:`~txcript.shared.claude_jsonl.meta.MetaScan`. Its
+construction: both feed the same :class:`~txcript.shared.formats.claude_jsonl.meta.MetaScan`. Its
 result is kept in the metadata cache (:mod:`txcript.shared.cache`) under the file's
 ``"<mtime ns>:<size>"``, so a file that has not changed is only ``stat``-ed;
 :meth:`ClaudeCodeStore.lookup` reads only the files whose name (the session id) starts with a
@@ -35,15 +35,6 @@ from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Meta
 from txcript.shared.cache import metadata_cache
-from txcript.shared.claude_jsonl.meta import MetaScan, scan_head
-from txcript.shared.claude_jsonl.native import (
-    SIDE_DIRS,
-    ClaudeSession,
-    SideFile,
-    parse_lines,
-    render_text,
-)
-from txcript.shared.claude_jsonl.projects import encode_project
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     Undo,
@@ -56,6 +47,15 @@ from txcript.shared.files import (
     read_regular_stat,
     write_atomic,
 )
+from txcript.shared.formats.claude_jsonl.meta import MetaScan, scan_head
+from txcript.shared.formats.claude_jsonl.native import (
+    SIDE_DIRS,
+    ClaudeSession,
+    SideFile,
+    parse_lines,
+    render_text,
+)
+from txcript.shared.formats.claude_jsonl.projects import encode_project
 from txcript.shared.ids import UUID_IDS, id_problem
 from txcript.shared.jsonutil import try_loads
 

@@ -1,9 +1,9 @@
 """The Claude Code text form: the JSONL text of the main session file
-(:mod:`txcript.shared.claude_jsonl.text`)."""
+(:mod:`txcript.shared.formats.claude_jsonl.text`)."""
 
 from __future__ import annotations
 
-from txcript.shared.claude_jsonl.text import (
+from txcript.shared.formats.claude_jsonl.text import (
     RECORD_TYPES,
     from_text,
     is_known_record,

@@ -1,10 +1,10 @@
 """Cowork task ↔ Common: the transcript through the shared Claude Code codec, the record on top.
 
 **Reading.** The conversation, usage, per-turn models, git branch and CLI version are the Claude
-Code transcript's (:mod:`txcript.shared.claude_jsonl.reader`). The record gives the task's id
-(its ``local_…`` name), title, cwd and session model, and its start: ``createdAt`` (epoch ms),
-which comes before the transcript's first line. A field the record lacks falls back to the
-transcript's. A task with no transcript yet is its record alone, with no messages.
+Code transcript's (:mod:`txcript.shared.formats.claude_jsonl.reader`). The record gives the
+task's id (its ``local_…`` name), title, cwd and session model, and its start: ``createdAt``
+(epoch ms), which comes before the transcript's first line. A field the record lacks falls back
+to the transcript's. A task with no transcript yet is its record alone, with no messages.
 
 **Writing** gives a foreign id the ``local_`` prefix (:data:`txcript.shared.ids.COWORK_IDS`),
 writes the transcript with the Claude Code writer under ``cliSessionId`` = UUIDv5 of the task
@@ -22,8 +22,8 @@ import msgspec
 
 from txcript.harnesses.cowork.native import CoworkTask
 from txcript.model import Meta, Text, Transcript
-from txcript.shared.claude_jsonl import reader as claude_reader
-from txcript.shared.claude_jsonl import writer as claude_writer
+from txcript.shared.formats.claude_jsonl import reader as claude_reader
+from txcript.shared.formats.claude_jsonl import writer as claude_writer
 from txcript.shared.ids import COWORK_IDS, namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import dumps_pretty
 from txcript.shared.timeutil import EPOCH, from_epoch_ms, to_epoch_ms

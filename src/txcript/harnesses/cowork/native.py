@@ -3,10 +3,10 @@
 A task is ``<org>/<account>/local_<id>.json`` (the record Claude desktop lists at startup) and the
 transcript of the Claude Code run behind it, ``local_<id>/.claude/projects/<slug>/<cli id>.jsonl``
 (or the same one level down, under ``agent/``). The body keeps the record's exact bytes next to
-its parsed value and the transcript as :class:`~txcript.shared.claude_jsonl.native.ClaudeSession`
-lines, so a load followed by a save writes the same bytes. Where the task lived (org, account,
-``agent/``, the project slug) is kept too; a body built by ``from_common`` has none of it, and
-the store chooses.
+its parsed value and the transcript as
+:class:`~txcript.shared.formats.claude_jsonl.native.ClaudeSession` lines, so a load followed
+by a save writes the same bytes. Where the task lived (org, account, ``agent/``, the project
+slug) is kept too; a body built by ``from_common`` has none of it, and the store chooses.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from txcript.shared.jsonutil import try_loads
 
 if TYPE_CHECKING:  # (the transcript's lines are imported only to read or write one)
-    from txcript.shared.claude_jsonl.native import ClaudeSession
+    from txcript.shared.formats.claude_jsonl.native import ClaudeSession
 
 HARNESS = "cowork"
 #: The record fields Claude desktop's validator requires (a record without one is not shown).

@@ -244,7 +244,7 @@ class CoworkStore:
         if record_problem(value) is not None:
             return None, "", 0
         from txcript.harnesses.cowork import codec
-        from txcript.shared.claude_jsonl.meta import scan_head
+        from txcript.shared.formats.claude_jsonl.meta import scan_head
         from txcript.shared.jsonutil import try_loads
 
         transcript = transcript_path(path.with_suffix(""), value)
@@ -272,7 +272,7 @@ class CoworkStore:
 
     # -- load -------------------------------------------------------------------------------
     def load(self, reference: str) -> CoworkTask:
-        from txcript.shared.claude_jsonl.native import ClaudeSession, parse_lines
+        from txcript.shared.formats.claude_jsonl.native import ClaudeSession, parse_lines
 
         path = Path(reference)
         if not os.path.lexists(path):
@@ -347,8 +347,8 @@ class CoworkStore:
         transcript: Path | None = None
         data = b""
         if native.transcript is not None:
-            from txcript.shared.claude_jsonl.native import render_text
-            from txcript.shared.claude_jsonl.projects import encode_project
+            from txcript.shared.formats.claude_jsonl.native import render_text
+            from txcript.shared.formats.claude_jsonl.projects import encode_project
 
             cli_id = UUID_IDS.check(native.transcript.session_id, "Claude Code")
             cwd = native.value.get("cwd") if native.value else None

@@ -21,7 +21,7 @@ from typing import Any
 
 from txcript.errors import Malformed
 from txcript.harnesses.cowork.native import HARNESS, CoworkTask, record_value
-from txcript.shared.claude_jsonl.native import ClaudeSession, parse_lines, render_text
+from txcript.shared.formats.claude_jsonl.native import ClaudeSession, parse_lines, render_text
 from txcript.shared.jsonutil import dumps_pretty, loads_strict
 from txcript.shared.sqlcells import CellError, bytes_from_json, bytes_to_json
 

@@ -64,9 +64,9 @@ from txcript.model import (
     type_tool,
 )
 from txcript.pairing import describe_unanswered
-from txcript.shared.claude_jsonl import envelope
-from txcript.shared.claude_jsonl.meta import CONVERSATION, MetaScan, message_model
-from txcript.shared.claude_jsonl.native import ClaudeSession, SideFile, parse_lines
+from txcript.shared.formats.claude_jsonl import envelope
+from txcript.shared.formats.claude_jsonl.meta import CONVERSATION, MetaScan, message_model
+from txcript.shared.formats.claude_jsonl.native import ClaudeSession, SideFile, parse_lines
 from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import INVALID, is_uint

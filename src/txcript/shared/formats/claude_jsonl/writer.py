@@ -51,10 +51,10 @@ from txcript.model import (
 )
 from txcript.model import Text as TextBlock
 from txcript.pairing import answer_open_calls
-from txcript.shared.claude_jsonl import envelope
-from txcript.shared.claude_jsonl.meta import SYNTHETIC_MODEL
-from txcript.shared.claude_jsonl.native import ClaudeSession, session_from_records
-from txcript.shared.claude_jsonl.reader import NAMESPACE
+from txcript.shared.formats.claude_jsonl import envelope
+from txcript.shared.formats.claude_jsonl.meta import SYNTHETIC_MODEL
+from txcript.shared.formats.claude_jsonl.native import ClaudeSession, session_from_records
+from txcript.shared.formats.claude_jsonl.reader import NAMESPACE
 from txcript.shared.ids import uuid5
 from txcript.shared.jsonutil import dumps_compact
 from txcript.shared.timeutil import format_millis

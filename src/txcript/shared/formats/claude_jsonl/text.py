@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from txcript.errors import Malformed
-from txcript.shared.claude_jsonl.meta import CONVERSATION, TITLE_KEYS
-from txcript.shared.claude_jsonl.native import ClaudeSession, parse_lines, render_text
+from txcript.shared.formats.claude_jsonl.meta import CONVERSATION, TITLE_KEYS
+from txcript.shared.formats.claude_jsonl.native import ClaudeSession, parse_lines, render_text
 
 #: The record ``type`` values Claude Code writes to a session file. A session may hold others
 #: (new releases add some; they are kept as written), but at least one line must be one of these.
