@@ -143,16 +143,6 @@ def test_the_top_help_lists_commands_in_workflow_order(run_cli: RunCli) -> None:
     assert " ".join(out.split()).endswith(f"harnesses: {WORKING}")
 
 
-@pytest.mark.skipif("cursor" not in UNBUILT, reason="the Cursor CLI harness exists now")
-def test_an_unbuilt_harness_suggests_the_one_that_works(run_cli: RunCli) -> None:
-    result = run_cli("list", "--from", "cursor")
-    assert result.code == 2
-    assert result.stderr == (
-        "txcript: error: harness `cursor` (Cursor CLI) is not supported yet; did you mean "
-        f"cursor_desktop? (supported: {WORKING})\n"
-    )
-
-
 def _recording_pager(tmp_path: Path) -> tuple[Path, Path]:
     log = tmp_path / "paged.txt"
     pager = tmp_path / "pager"

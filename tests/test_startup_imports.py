@@ -277,3 +277,22 @@ def test_store_harness_list_is_what_list_help_offers(run_cli: RunCli) -> None:
     assert result.code == 0
     offered = " ".join(result.stdout.split())
     assert ", ".join(STORE_HARNESSES) in offered
+
+
+def test_a_registry_entry_with_a_key_no_declaration_has_is_refused() -> None:
+    """registry.json is data a person edits: a misspelt key fails the import, not silently."""
+    from txcript.harnesses.declare import HarnessInfo
+
+    with pytest.raises(ValueError, match=r"unknown keys \['resume_form'\]"):
+        HarnessInfo.from_entry("x", {"name": "X", "resume_form": "cwd"})
+    with pytest.raises(ValueError, match=r"unknown root keys \['evn'\]"):
+        HarnessInfo.from_entry("x", {"name": "X", "root": {"home": ".x", "evn": "X_HOME"}})
+
+
+def test_a_resume_command_may_differ_per_system() -> None:
+    from txcript.harnesses.declare import HarnessInfo
+
+    entry = {"name": "X", "resume": {"darwin": ["open", "-a", "X"], "default": ["x"]}}
+    assert HarnessInfo.from_entry("x", entry, system="darwin").resume == ("open", "-a", "X")
+    assert HarnessInfo.from_entry("x", entry, system="linux").resume == ("x",)
+    assert HarnessInfo.from_entry("x", entry, system="win32").resume == ("x",)

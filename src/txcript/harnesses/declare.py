@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 #: Every layer function a harness can provide, with the module of its package that holds it
 #: unless the declaration says otherwise. The first four are required of every harness, and
@@ -45,6 +46,26 @@ CAPABILITIES: dict[str, str] = {
     "backup_committed": "store",
 }
 REQUIRED: tuple[str, ...] = ("to_common", "from_common", "from_text", "to_text")
+#: The keys an entry of ``registry.json`` may hold, and those of its ``root``.
+_ENTRY_KEYS = frozenset(
+    (
+        "name",
+        "aliases",
+        "package",
+        "has_store",
+        "can_write",
+        "listed",
+        "source_only",
+        "executables",
+        "ids",
+        "root",
+        "resume",
+        "resume_from",
+        "layers",
+        "why",
+    )
+)
+_ROOT_KEYS = frozenset(("home", "env", "env_suffix", "xdg", "darwin", "windows", "app_reads_env"))
 
 
 def home_dir() -> Path | None:
@@ -252,6 +273,55 @@ class HarnessInfo(_Frozen):
             resume=resume,
             resume_from=resume_from,
             layers=tuple(sorted(declared.items())),
+        )
+
+    @classmethod
+    def from_entry(
+        cls, harness_id: str, entry: Mapping[str, Any], system: str = sys.platform
+    ) -> HarnessInfo:
+        """The declaration an entry of ``registry.json`` makes (see its keys in
+        ``docs/adding-a-harness.md``); ``ValueError`` for a key no declaration has.
+
+        ``resume`` may be one argv, or one per system (``darwin``, ``windows``, ``default``).
+        ``why`` says, per field, why it is what it is: it is read by people, not by txcript.
+        """
+        unknown = sorted(set(entry) - _ENTRY_KEYS)
+        if unknown:
+            raise ValueError(f"registry entry {harness_id!r} has unknown keys {unknown}")
+        root = entry.get("root")
+        if root is not None:
+            bad = sorted(set(root) - _ROOT_KEYS)
+            if bad:
+                raise ValueError(f"registry entry {harness_id!r}: unknown root keys {bad}")
+            xdg = root.get("xdg")
+            root = Root(
+                root.get("home"),
+                env=root.get("env"),
+                env_suffix=root.get("env_suffix", ""),
+                xdg=None if xdg is None else (xdg[0], xdg[1]),
+                darwin=root.get("darwin"),
+                windows=root.get("windows"),
+                app_reads_env=root.get("app_reads_env", False),
+            )
+        resume = entry.get("resume", ["txcript"])
+        if isinstance(resume, Mapping):
+            kind = "darwin" if system == "darwin" else "windows" if system == "win32" else ""
+            resume = resume.get(kind, resume["default"])
+        return cls(
+            harness_id,
+            entry["name"],
+            tuple(entry.get("aliases", ())),
+            entry.get("package"),
+            has_store=entry.get("has_store", False),
+            can_write=entry.get("can_write", False),
+            listed=entry.get("listed", True),
+            source_only=entry.get("source_only", False),
+            executables=tuple(entry.get("executables", ())),
+            ids=entry.get("ids"),
+            root=root,
+            resume=tuple(resume),
+            resume_from=entry.get("resume_from"),
+            layers=entry.get("layers"),
         )
 
     @property
