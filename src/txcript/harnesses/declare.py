@@ -46,26 +46,6 @@ CAPABILITIES: dict[str, str] = {
     "backup_committed": "store",
 }
 REQUIRED: tuple[str, ...] = ("to_common", "from_common", "from_text", "to_text")
-#: The keys an entry of ``registry.json`` may hold, and those of its ``root``.
-_ENTRY_KEYS = frozenset(
-    (
-        "name",
-        "aliases",
-        "package",
-        "has_store",
-        "can_write",
-        "listed",
-        "source_only",
-        "executables",
-        "ids",
-        "root",
-        "resume",
-        "resume_from",
-        "layers",
-        "why",
-    )
-)
-_ROOT_KEYS = frozenset(("home", "env", "env_suffix", "xdg", "darwin", "windows", "app_reads_env"))
 
 
 def home_dir() -> Path | None:
@@ -356,3 +336,10 @@ class HarnessInfo(_Frozen):
         elif not module.startswith("txcript."):
             module = f"{self.package}.{module}"
         return module, attribute or capability
+
+
+#: The keys an entry of ``registry.json`` may hold: every field of a declaration but its id (the
+#: entry's own key), and ``why``.
+_ENTRY_KEYS = frozenset(HarnessInfo._fields) - {"id"} | {"why"}
+#: The keys the ``root`` of an entry may hold: the fields of a :class:`Root`.
+_ROOT_KEYS = frozenset(Root._fields)
