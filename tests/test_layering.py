@@ -38,10 +38,12 @@ LAYERS: list[tuple[str, int]] = [
     ("txcript.render", 7),
     ("txcript.operations", 8),
     ("txcript.doctor", 8),
-    ("txcript.mcp_server", 9),
-    ("txcript.cli", 10),
-    ("txcript.__main__", 11),
-    ("txcript", 0),  # the package itself: only its docstring and version
+    ("txcript._library", 9),  # the public API: what the front ends call
+    ("txcript.mcp_server", 10),
+    ("txcript.cli", 11),
+    ("txcript.__main__", 12),
+    ("txcript._version", 0),
+    ("txcript", 13),  # the package itself: the public names, imported from _library on use
 ]
 
 

@@ -1,13 +1,97 @@
 """txcript: move AI coding-agent sessions between harnesses through one typed Common model.
 
-The public surface is small on purpose:
+The public API is the names of :data:`__all__`, imported from here; everything else is
+internal (``docs/library.md``)::
 
-* :mod:`txcript.model` holds the Common types (``Transcript``, ``Meta``, ``Message``, blocks,
-  tools).
-* :func:`txcript.harnesses.get` returns a harness by id or alias; each harness has a codec
-  (``to_common``/``from_common``), a text form (``from_text``/``to_text``) and, where the harness
-  keeps sessions on disk, a store (``discover``/``load``/``save``/``delete``/``fingerprints``).
-* :mod:`txcript.sessions` finds and reads sessions across every local store.
+    import txcript
+
+    for session in txcript.list_sessions("claude_code", since="7d"):
+        print(session.id, session.title)
+    transcript = txcript.load(session.id)
+    saved = txcript.save(transcript, "codex")
+    txcript.restore(saved.backup)
+
+Names load on first use, so ``import txcript`` costs little more than Python itself.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from txcript._version import __version__
+
+if TYPE_CHECKING:
+    from txcript import errors
+    from txcript._library import (
+        Format,
+        HarnessEntry,
+        Hit,
+        Match,
+        Session,
+        dumps,
+        find,
+        list_backups,
+        list_harnesses,
+        list_sessions,
+        load,
+        loads,
+        restore,
+    )
+    from txcript.diagnostics import TranscriptWarning
+    from txcript.errors import TxcriptError
+    from txcript.model import Transcript
+    from txcript.shared.backups import Backup
+
+__all__ = [
+    "Backup",
+    "Format",
+    "HarnessEntry",
+    "Hit",
+    "Match",
+    "Session",
+    "Transcript",
+    "TranscriptWarning",
+    "TxcriptError",
+    "__version__",
+    "dumps",
+    "errors",
+    "find",
+    "list_backups",
+    "list_harnesses",
+    "list_sessions",
+    "load",
+    "loads",
+    "restore",
+]
+
+#: Where each public name lives (``module`` or ``module:attribute``).
+_PUBLIC = {
+    "Backup": "txcript.shared.backups:Backup",
+    "Transcript": "txcript.model:Transcript",
+    "TranscriptWarning": "txcript.diagnostics:TranscriptWarning",
+    "TxcriptError": "txcript.errors:TxcriptError",
+    "errors": "txcript.errors",
+    **{
+        name: f"txcript._library:{name}"
+        for name in __all__
+        if name not in ("Backup", "Transcript", "TranscriptWarning", "TxcriptError", "errors")
+        and name != "__version__"
+    },
+}
+
+
+def __getattr__(name: str) -> Any:
+    target = _PUBLIC.get(name)
+    if target is None:
+        raise AttributeError(f"module 'txcript' has no attribute {name!r}")
+    import importlib
+
+    module, _, attribute = target.partition(":")
+    value = importlib.import_module(module)
+    value = getattr(value, attribute) if attribute else value
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -32,7 +32,8 @@ from typing import Any
 
 import msgspec
 
-from txcript import __version__, harnesses
+from txcript import harnesses
+from txcript._version import __version__
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import TxcriptError
 from txcript.harnesses.base import Discovered, Harness

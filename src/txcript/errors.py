@@ -15,6 +15,14 @@ class BadInput(TxcriptError):
     exit_code = 2
 
 
+class NotFound(BadInput):
+    """No session (or backup) answers to the reference given."""
+
+
+class Ambiguous(BadInput):
+    """The reference names more than one session: a prefix or a title several share."""
+
+
 class Malformed(BadInput):
     """A transcript that cannot be read as the harness it claims to be."""
 

@@ -247,7 +247,7 @@ def serve() -> None:
     from mcp.server.stdio import stdio_server
     from mcp.shared.exceptions import MCPError
 
-    from txcript import __version__
+    from txcript._version import __version__
     from txcript.diagnostics import TranscriptWarning
 
     warnings.simplefilter("ignore", TranscriptWarning)  # stdout is the wire; warnings are noise

@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import click
 
-from txcript import __version__
+from txcript._version import __version__
 from txcript.shared.text import scrub
 
 #: Every command by name, in workflow order (find a session, read it, move it, manage what was

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import msgspec
 
-from txcript import __version__, harnesses
+from txcript import harnesses
+from txcript._version import __version__
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, TxcriptError
 from txcript.harnesses.base import Discovered

@@ -1,0 +1,238 @@
+"""The public library API: what ``import txcript`` offers, built on the internals.
+
+Every name here is re-exported lazily by :mod:`txcript` (see its ``__all__``); the CLI and the
+MCP server call these same functions. Records are frozen msgspec Structs: typed, comparable,
+and cheap to build for thousands of sessions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import msgspec
+
+from txcript.errors import BadInput
+
+if TYPE_CHECKING:
+    from txcript.harnesses.base import Discovered
+    from txcript.model import Transcript
+    from txcript.shared.backups import Backup
+
+Format = Literal["common", "simple", "markdown", "html", "native"]
+FORMATS: tuple[str, ...] = ("common", "simple", "markdown", "html", "native")
+
+
+class HarnessEntry(msgspec.Struct, frozen=True):
+    """A harness this build knows: whether it reads and writes, and where its store is."""
+
+    id: str
+    name: str
+    #: Sessions can be read from it (every listed harness: its store, or its documents).
+    reads: bool
+    #: Sessions can be written into its store (``save``, ``continue --with``).
+    writes: bool
+    #: Where its store lives on this machine (None: no store, or no default place).
+    root: Path | None
+
+
+class Session(msgspec.Struct, frozen=True):
+    """One stored session, as a listing gives it (nothing but its head is read)."""
+
+    harness: str
+    id: str
+    title: str | None
+    cwd: str | None
+    model: str | None
+    #: When the session started (timezone-aware).
+    created: datetime
+    #: When it was last written, where the store says (timezone-aware).
+    updated: datetime | None
+    #: The session that spawned this one (a sub-agent's), where there is one.
+    parent: str | None = None
+    #: How many messages it holds, where the store knows without reading it.
+    messages: int | None = None
+    #: Where it came from within its harness (Hermes: ``cli``, ``telegram`` …).
+    kind: str | None = None
+    #: The account it belongs to, in a store that keeps several (Cowork).
+    account: str | None = None
+
+
+class Hit(msgspec.Struct, frozen=True):
+    """One matching line of a session."""
+
+    #: The 1-based message number (``view ID#N`` shows it); None for the title, cwd or branch.
+    message: int | None
+    #: What said it: ``user``, ``assistant``, ``thinking``, ``tool_use``, ``tool_result`` or
+    #: ``meta``.
+    origin: str
+    line: str
+
+
+class Match(msgspec.Struct, frozen=True):
+    """A session that matches a search, with its best lines."""
+
+    session: Session
+    score: int
+    hits: tuple[Hit, ...]
+
+
+def _session(found: Discovered) -> Session:
+    return Session(
+        harness=found.harness,
+        id=found.meta_id,
+        title=found.title,
+        cwd=found.cwd,
+        model=found.model,
+        created=found.timestamp,
+        updated=found.updated_at,
+        parent=found.parent,
+        messages=found.message_count,
+        kind=found.kind,
+        account=found.account,
+    )
+
+
+def _names(harness: str | Sequence[str] | None) -> tuple[str, ...]:
+    if harness is None:
+        return ()
+    return (harness,) if isinstance(harness, str) else tuple(harness)
+
+
+def _moment(value: datetime | str | None, *, end: bool) -> datetime | None:
+    """An aware datetime for a ``since``/``until`` bound: a datetime (a naive one is local time),
+    or any text ``--since``/``--until`` take (``2026-12-01``, ``7d``, ``yesterday``)."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.astimezone()
+    from txcript.shared.timeutil import parse_when
+
+    return parse_when(value, end_of_day=end)
+
+
+def list_harnesses() -> list[HarnessEntry]:
+    """Every harness this build can read, in the order ``txcript harnesses`` shows."""
+    from txcript import harnesses
+
+    out = []
+    for harness in harnesses.implemented():
+        if not harness.listed:
+            continue
+        root = harness.default_root() if harness.has_store else None
+        out.append(HarnessEntry(harness.id, harness.name, True, harness.can_write, root))
+    return out
+
+
+def list_sessions(
+    harness: str | Sequence[str] | None = None,
+    cwd: str | Path | None = None,
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+    limit: int | None = None,
+) -> Iterator[Session]:
+    """The local sessions, newest first: of one harness or several (ids or aliases), under a
+    directory, started in a time window. Problems met on the way are
+    :class:`~txcript.TranscriptWarning` warnings; an unknown harness is
+    :class:`~txcript.errors.BadInput`."""
+    from txcript.sessions import discover
+
+    if limit is not None and limit < 0:
+        raise BadInput(f"limit must be a whole number ≥ 0, not {limit}")
+    found = discover(
+        _names(harness),
+        cwd=None if cwd is None else str(cwd),
+        since=_moment(since, end=False),
+        until=_moment(until, end=True),
+    )
+    for session in found if limit is None else found[:limit]:
+        yield _session(session)
+
+
+def load(ref: str | Path, harness: str | None = None) -> Transcript:
+    """The session ``ref`` names, as a Common transcript: a session id, a unique id prefix, an
+    exact title, or a path to a document, optionally with ``#RANGE`` (``#3``, ``#2-5``, ``#4-``)
+    for part of it. ``harness`` scopes the lookup (or names a document's format)."""
+    from txcript.sessions import open_reference
+
+    opened = open_reference(str(ref), harness)
+    transcript, _ = opened.sliced(check_tool_pairs=False)
+    return transcript
+
+
+def dumps(transcript: Transcript, format: Format = "common", harness: str | None = None) -> str:
+    """``transcript`` as text: a Common or Simple JSON document, a Markdown or HTML page, or
+    (``format="native"``) the native text form of ``harness``."""
+    from txcript import harnesses
+
+    if format not in FORMATS:
+        raise BadInput(f"format `{format}` is not one of {', '.join(FORMATS)}")
+    if format == "common":
+        from txcript.model import to_json
+
+        return to_json(transcript, indent=2) + "\n"
+    if format in ("markdown", "html"):
+        from txcript.operations import render_document
+
+        return render_document(transcript, format, harness=harness or "common")
+    if format == "native" and harness is None:
+        raise BadInput("format `native` needs the harness whose text form to write")
+    target = harnesses.get("simple" if format == "simple" else str(harness))
+    text = target.to_text(target.from_common(transcript))
+    return text if text.endswith("\n") else text + "\n"
+
+
+def loads(text: str, harness: str | None = None) -> Transcript:
+    """A transcript from a document's text: Common, Simple, or any harness's native text form,
+    recognised as ``txcript convert`` does (``harness`` names the format instead)."""
+    from txcript.sessions import parse_document
+
+    source, native = parse_document(text.encode("utf-8", "surrogatepass"), "<text>", harness)
+    return source.to_common(native)
+
+
+def find(
+    pattern: str,
+    harness: str | Sequence[str] | None = None,
+    cwd: str | Path | None = None,
+    limit: int | None = None,
+) -> list[Match]:
+    """Sessions whose text matches ``pattern`` (fzf syntax, as ``txcript query``), best first,
+    each with its best lines; the search index in the cache dir is brought up to date first."""
+    from txcript.search import find as search
+
+    matches = search(
+        pattern,
+        _names(harness),
+        cwd=None if cwd is None else str(cwd),
+        limit=20 if limit is None else limit,
+    )
+    return [
+        Match(
+            _session(match.session),
+            match.score,
+            tuple(
+                Hit(None if h.message is None else h.message + 1, h.origin, h.line)
+                for h in match.hits
+            ),
+        )
+        for match in matches
+    ]
+
+
+def list_backups() -> list[Backup]:
+    """Every backup txcript has taken, newest first (``txcript restore`` lists them too)."""
+    from txcript import restoring
+
+    return restoring.listing()
+
+
+def restore(backup_id: str, force: bool = False) -> Backup | None:
+    """Undo the write that ``backup_id`` guarded (or put a snapshot back); returns the backup
+    of what the restore itself replaced, so that it can be undone in turn. ``force`` restores
+    while the app runs, or into a store txcript's configuration does not point at."""
+    from txcript import restoring
+
+    return restoring.restore(restoring.plan(backup_id), force=force)
