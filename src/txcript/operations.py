@@ -80,7 +80,8 @@ def session_row(session: Discovered) -> dict[str, Any]:
 
     A sub-agent chat also carries ``parent``: the id of the session that spawned it; a session
     of a store that keeps several accounts, ``account``; a session of a harness with several
-    sources, ``kind`` (Hermes: ``cli``, ``telegram`` …).
+    sources, ``kind`` (Hermes: ``cli``, ``telegram`` …); and a session another harness keeps a
+    copy of, ``also_in``: those harnesses' ids.
     """
     row: dict[str, Any] = {
         "harness": session.harness,
@@ -98,6 +99,8 @@ def session_row(session: Discovered) -> dict[str, Any]:
         row["account"] = session.account
     if session.kind is not None:
         row["kind"] = session.kind
+    if session.also_in:
+        row["also_in"] = list(session.also_in)
     return row
 
 

@@ -162,7 +162,42 @@ def _discover(
                 store_listing(harness, root, explicit=explicit, with_model=with_model) or ()
             )
     found.sort(key=lambda d: d.timestamp, reverse=True)
-    return found
+    return collapse_mirrors(found, chosen)
+
+
+def collapse_mirrors(found: list[Discovered], chosen: Sequence[Harness[Any]]) -> list[Discovered]:
+    """``found`` with each session once: a harness that mirrors others (its declaration's
+    ``mirrors``, such as Cursor's agent transcripts) loses its copy of a session that one of
+    those, searched too, holds under the same id, and the holder's entry names it in
+    ``also_in``. The richer store wins: the copy has no tool results, no cwd and no times."""
+    searched = {harness.id for harness in chosen}
+    richer = {
+        harness.id: owners
+        for harness in chosen
+        if (owners := [owner for owner in harness.info.mirrors if owner in searched])
+    }
+    if not richer:
+        return found
+    held = {(d.harness, d.meta_id) for d in found if d.harness not in richer}
+    copies: dict[tuple[str, str], list[str]] = {}
+    kept: list[Discovered] = []
+    for session in found:
+        owners = richer.get(session.harness)
+        owner = next((o for o in owners or () if (o, session.meta_id) in held), None)
+        if owner is None:
+            kept.append(session)
+            continue
+        named = copies.setdefault((owner, session.meta_id), [])
+        if session.harness not in named:
+            named.append(session.harness)
+    if not copies:
+        return found
+    return [
+        msgspec.structs.replace(session, also_in=(*session.also_in, *also))
+        if (also := copies.get((session.harness, session.meta_id)))
+        else session
+        for session in kept
+    ]
 
 
 def store_listing(
@@ -233,7 +268,7 @@ def _looked_up(
     else:
         repeated.extend(looked)
     matches.sort(key=lambda d: d.timestamp, reverse=True)
-    return matches
+    return collapse_mirrors(matches, chosen)
 
 
 def sessions_with_id(session_id: str, harness_names: Sequence[str] = ()) -> list[Discovered] | None:
@@ -548,6 +583,12 @@ def open_reference(
     scope = harnesses.canonical_id(from_harness) if from_harness else None
     session, request = _resolve(reference, source, request, scope, documents=documents)
     harness, native = load_session(session)
+    if scope is None and harness.info.mirrors:
+        owners = " or ".join(harnesses.info(owner).name for owner in harness.info.mirrors)
+        warn(
+            f"session {scrub(session.meta_id)} is read from {harness.name}, a copy without tool "
+            f"results, working directory or times: no {owners} store here holds it"
+        )
     label = f"{session.harness} session {session.meta_id}"
     return Opened(harness, native, label, request, session=session)
 

@@ -82,6 +82,8 @@ def list_lines(
             label = f"↳ sub-agent of {cut(scrub(session.parent), SHORT_ID + 4)}: {label}"
         if session.account is not None:
             label = f"{label} · account {scrub(session.account)[:SHORT_ID]}"
+        if session.also_in:
+            label = f"{label}  (also in {', '.join(session.also_in)})".lstrip()
         lines.append(
             [
                 (pad(session.harness, harness_width), harness_style(session.harness)),

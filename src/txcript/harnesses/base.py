@@ -50,6 +50,9 @@ class Discovered(msgspec.Struct, frozen=True, gc=False):
     #: Where the session came from within its harness, for a harness that keeps sessions of
     #: several sources in one store (Hermes: ``cli``, ``telegram``, ``cron`` …).
     kind: str | None = None
+    #: Other harnesses that keep a (poorer) copy of this session under the same id, such as
+    #: Cursor's agent transcripts of a Cursor desktop chat: listed once, from here.
+    also_in: tuple[str, ...] = ()
 
     @classmethod
     def from_meta(

@@ -177,6 +177,11 @@ class HarnessInfo(_Frozen):
     ``resume`` is the argv template that resumes a session (``{id}`` in any token), run from the
     session's directory when ``resume_from`` is ``"cwd"``. ``ids`` names an
     :class:`~txcript.shared.ids.IdGrammar` of :mod:`txcript.shared.ids`.
+
+    ``mirrors`` names the harnesses, richest first, whose sessions this one keeps a readable copy
+    of under the same id (Cursor's agent transcripts copy Cursor desktop's and the CLI's chats).
+    A session one of them holds is listed and opened from there; the copy is used only when none
+    of them holds it (:func:`txcript.sessions.collapse_mirrors`).
     """
 
     _fields = (
@@ -194,6 +199,7 @@ class HarnessInfo(_Frozen):
         "resume",
         "resume_from",
         "layers",
+        "mirrors",
     )
     __slots__ = _fields
     id: str
@@ -211,6 +217,7 @@ class HarnessInfo(_Frozen):
     resume: tuple[str, ...]
     resume_from: str | None
     layers: tuple[tuple[str, str], ...]
+    mirrors: tuple[str, ...]
 
     def __init__(
         self,
@@ -229,6 +236,7 @@ class HarnessInfo(_Frozen):
         resume: tuple[str, ...] = ("txcript",),
         resume_from: str | None = None,
         layers: Mapping[str, str] | None = None,
+        mirrors: tuple[str, ...] = (),
     ) -> None:
         declared = dict(layers or {})
         unknown = sorted(set(declared) - set(CAPABILITIES))
@@ -253,6 +261,7 @@ class HarnessInfo(_Frozen):
             resume=resume,
             resume_from=resume_from,
             layers=tuple(sorted(declared.items())),
+            mirrors=mirrors,
         )
 
     @classmethod
@@ -302,6 +311,7 @@ class HarnessInfo(_Frozen):
             resume=tuple(resume),
             resume_from=entry.get("resume_from"),
             layers=entry.get("layers"),
+            mirrors=tuple(entry.get("mirrors", ())),
         )
 
     @property

@@ -557,6 +557,14 @@ class Index:
         # sorting what the harness index finds.)
         where = [f"+harness IN ({', '.join('?' * len(harness_ids))})"]
         values: list[object] = [*harness_ids]
+        for copy, owners in _mirrored(harness_ids).items():
+            # One row per session: a copy another store searched here holds is not ranked
+            # (:func:`txcript.sessions.collapse_mirrors`).
+            where.append(
+                f"NOT (harness = ? AND id IN (SELECT id FROM doc WHERE harness IN "
+                f"({', '.join('?' * len(owners))})))"
+            )
+            values += [copy, *owners]
         if since is not None:
             where.append("started >= ?")
             values.append(micros(since))
@@ -925,6 +933,18 @@ def _held_dictionary(data: object) -> zstandard.ZstdCompressionDict:
     except (TypeError, zstandard.ZstdError) as exc:
         raise sqlite3.DatabaseError(f"search index dictionary unreadable: {exc}") from None
     return held
+
+
+def _mirrored(harness_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The harnesses among ``harness_ids`` that mirror others among them (by declaration), each
+    with the ones it mirrors."""
+    chosen = set(harness_ids)
+    out: dict[str, list[str]] = {}
+    for harness_id in harness_ids:
+        owners = [o for o in harnesses.info(harness_id).mirrors if o in chosen]
+        if owners:
+            out[harness_id] = owners
+    return out
 
 
 def _held_listing(
