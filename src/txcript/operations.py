@@ -331,6 +331,12 @@ def continue_session(
                 "and takes --with only"
             )
     # A native session file (a Claude Code JSONL, a Codex rollout…) continues in its own harness.
+    if target is None and not opened.harness.can_write:
+        writers = ", ".join(harnesses.ids(write=True))
+        raise BadInput(
+            f"{opened.label} is read from {opened.harness.name}, which txcript cannot write; "
+            f"pass --with <harness> to continue it in another ({writers})"
+        )
     target = target or opened.harness
     _check_target(target)
     session = opened.session

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from cursor_cli_fixtures import MTIME_NS, OLD, UUID, write_transcripts
+from cursor_cli_fixtures import LINES, MTIME_NS, OLD, UUID, write_transcripts
 
 from conftest import RunCli
 from txcript import harnesses
@@ -120,3 +122,51 @@ def test_files_that_are_not_transcripts_are_skipped_with_a_warning(tmp_path: Pat
     (project / "junk.txt").write_text("no roles here\n")
     with pytest.warns(UserWarning, match="skipping the Cursor agent transcript"):
         assert store.discover() == []
+
+
+def test_a_transcript_that_dates_its_lines_takes_its_times_from_them(
+    tmp_path: Path, run_cli: RunCli, isolated_home: Path
+) -> None:
+    """The file's mtime is the time only when nothing in the file is dated: a line's own
+    ``timestamp`` (RFC 3339) or ``createdAt`` (epoch ms) dates its message, an undated line takes
+    the time before it, and the listing's start and update times are the records'."""
+    dated = [
+        {**LINES[0], "timestamp": "2026-03-04T05:06:07.000Z"},
+        {**LINES[1], "message": {**LINES[1]["message"], "createdAt": 1772600827000}},
+        LINES[2],
+    ]
+    folder = isolated_home / ".cursor" / "projects" / "p" / "agent-transcripts" / UUID
+    folder.mkdir(parents=True)
+    path = folder / f"{UUID}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in dated))
+    os.utime(path, ns=(MTIME_NS, MTIME_NS))
+    transcript = H.to_common(TranscriptStore(isolated_home / ".cursor").load(str(path)))
+    first = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
+    second = from_epoch_ms(1772600827000)
+    assert transcript.meta.timestamp == first
+    assert [message.timestamp for message in transcript.messages] == [
+        first,
+        second,
+        second,  # the results said to be missing, after their calls
+        second,  # the undated last line
+    ]
+    listed = run_cli("list", "--from", "cursor_transcripts", "--json")
+    assert listed.code == 0, listed
+    (row,) = json.loads(listed.stdout)
+    assert (row["timestamp"], row["updated_at"]) == (
+        "2026-03-04T05:06:07Z",
+        "2026-03-04T05:07:07Z",
+    )
+
+
+def test_continuing_a_transcript_without_with_suggests_with(
+    run_cli: RunCli, isolated_home: Path
+) -> None:
+    write_transcripts(isolated_home / ".cursor", "/Users/dev/acme")
+    result = run_cli("continue", UUID, "--no-resume")
+    assert result.code == 2, result
+    # (After the one warning that only the transcript holds the session.)
+    warning, line = result.stderr.splitlines()
+    assert warning.startswith("txcript: warning: ") and "without tool results" in warning
+    assert line.startswith("txcript: error: ") and "--with <harness>" in line, line
+    assert "claude_code" in line

@@ -14,9 +14,11 @@ but they outlive a lost ``state.vscdb``, so txcript lists and reads them.
 Reading unwraps ``<user_query>``, types tools with the Cursor vocabulary (:mod:`.tools`), and
 gives each call a deterministic id. Because no result was recorded, each call is answered by a
 result that says so (:data:`NO_RESULT`): a continued copy then stays a well-formed conversation,
-and nobody mistakes the marker for the tool's output. Every message carries the file's mtime
-(the only time there is); the cwd is the workspace whose slug is the project directory's name
-(the current directory or one of its parents), when one matches.
+and nobody mistakes the marker for the tool's output. A line that carries its own time
+(``timestamp``, ``createdAt`` or ``created_at``: RFC 3339 or epoch milliseconds, on the line or
+its message) dates its message, and a line without one takes the time before it; only a file with
+no time at all falls back to its mtime. The cwd is the workspace whose slug is the project
+directory's name (the current directory or one of its parents), when one matches.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +37,7 @@ from txcript.model import Block, Message, Meta, Text, Thinking, ToolResult, Tool
 from txcript.shared.files import MAX_SESSION_FILE_BYTES, decode_lossless, read_regular
 from txcript.shared.ids import namespace_from_ascii, uuid5
 from txcript.shared.jsonutil import try_loads
-from txcript.shared.timeutil import EPOCH, from_epoch_ms
+from txcript.shared.timeutil import EPOCH, from_epoch_ms, parse_rfc3339
 
 from . import tools
 from .codec import unwrap_query
@@ -45,15 +48,34 @@ HARNESS = "cursor_transcripts"
 NAMESPACE = namespace_from_ascii(b"txcript-cursortr")
 NO_RESULT = "(no result recorded: Cursor's agent transcripts keep tool calls only)"
 _ROLE_LINE = re.compile(r"(user|assistant):[ \t]?(.*)\Z")
+#: The keys a line (or its message) may date itself with.
+_TIME_KEYS = ("timestamp", "createdAt", "created_at")
+_LINE_KEYS = frozenset({"role", "message", *_TIME_KEYS})
 
 
 def is_line(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and set(value) == {"role", "message"}
+        and "role" in value
+        and "message" in value
+        and _LINE_KEYS.issuperset(value)
         and value["role"] in ("user", "assistant")
         and isinstance(value["message"], dict)
     )
+
+
+def _line_time(value: dict[str, Any]) -> datetime | None:
+    """The time a transcript line records for itself, if any (see the module docstring)."""
+    for holder in (value, value["message"]):
+        for key in _TIME_KEYS:
+            moment = holder.get(key)
+            if isinstance(moment, str):
+                parsed = parse_rfc3339(moment)
+                if parsed is not None:
+                    return parsed
+            elif type(moment) is int and 0 < moment < 1 << 53:
+                return from_epoch_ms(moment)
+    return None
 
 
 def parse(text: str, session_id: str = "") -> AgentTranscript:
@@ -68,8 +90,12 @@ def parse(text: str, session_id: str = "") -> AgentTranscript:
 # ----------------------------------------------------------------------------------- reading
 
 
-def _jsonl_messages(native: AgentTranscript, label: str) -> list[tuple[str, list[Any]]]:
-    out: list[tuple[str, list[Any]]] = []
+#: One message as a transcript holds it: its role, its parts and the time it records.
+RawMessage = tuple[str, list[Any], datetime | None]
+
+
+def _jsonl_messages(native: AgentTranscript, label: str) -> list[RawMessage]:
+    out: list[RawMessage] = []
     for number, raw in enumerate(native.text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -82,11 +108,11 @@ def _jsonl_messages(native: AgentTranscript, label: str) -> list[tuple[str, list
         if not isinstance(parts, list):
             warn(f"{label}: line {number} has no content; skipped")
             continue
-        out.append((value["role"], parts))
+        out.append((value["role"], parts, _line_time(value)))
     return out
 
 
-def _txt_messages(native: AgentTranscript) -> list[tuple[str, list[Any]]]:
+def _txt_messages(native: AgentTranscript) -> list[RawMessage]:
     out: list[tuple[str, list[str]]] = []
     for raw in native.text.splitlines():
         match = _ROLE_LINE.match(raw)
@@ -94,16 +120,24 @@ def _txt_messages(native: AgentTranscript) -> list[tuple[str, list[Any]]]:
             out.append((match.group(1), [match.group(2)] if match.group(2) else []))
         elif out:
             out[-1][1].append(raw)
-    return [(role, [{"type": "text", "text": "\n".join(lines).strip()}]) for role, lines in out]
+    return [
+        (role, [{"type": "text", "text": "\n".join(lines).strip()}], None) for role, lines in out
+    ]
 
 
 def to_common(native: AgentTranscript) -> Transcript:
     label = f"Cursor agent transcript {native.id}"
-    when = from_epoch_ms(native.modified_ms) if native.modified_ms is not None else EPOCH
     raw = _jsonl_messages(native, label) if native.kind == "jsonl" else _txt_messages(native)
+    recorded = next((moment for _, _, moment in raw if moment is not None), None)
+    if recorded is not None:
+        started = recorded
+    else:  # nothing in the file is dated: its mtime is the only time there is
+        started = from_epoch_ms(native.modified_ms) if native.modified_ms is not None else EPOCH
+    when = started
     messages: list[Message] = []
     first_prompt: str | None = None
-    for index, (role, parts) in enumerate(raw):
+    for index, (role, parts, moment) in enumerate(raw):
+        when = moment or when
         blocks: list[Block] = []
         calls: list[str] = []
         for j, part in enumerate(parts):
@@ -136,7 +170,7 @@ def to_common(native: AgentTranscript) -> Transcript:
             messages.append(Message(role="user", content=results, timestamp=when))
     meta = Meta(
         id=native.id,
-        timestamp=when,
+        timestamp=started,
         cwd=native.resolved_cwd,
         title=derived_title(first_prompt) if first_prompt else None,
     )
@@ -201,11 +235,14 @@ class TranscriptStore:
         found = []
         for path in paths:
             try:
-                meta = to_common(self.load(str(path))).meta
+                transcript = to_common(self.load(str(path)))
             except (BadInput, OSError) as exc:
                 warn(f"skipping the Cursor agent transcript {path}: {exc}")
                 continue
-            updated = meta.timestamp if meta.timestamp != EPOCH else None
+            meta = transcript.meta
+            last = transcript.messages[-1].timestamp if transcript.messages else None
+            latest = last or meta.timestamp
+            updated = latest if latest != EPOCH else None
             found.append(Discovered.from_meta(HARNESS, str(path), meta, updated_at=updated))
         return found
 
