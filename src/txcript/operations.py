@@ -28,6 +28,7 @@ from txcript.shared.files import decode_lossless
 from txcript.shared.gcpause import iterate_without_gc
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now
+from txcript.shared.workdir import filing_directory
 
 if TYPE_CHECKING:
     from txcript.render.archive import ArchiveResult
@@ -384,11 +385,18 @@ def continue_session(
     else:
         if cwd is not None:
             meta = msgspec.structs.replace(meta, cwd=str(Path(cwd).resolve()))
+        elif not meta.cwd and target.resume_in_cwd:
+            # Kept as recorded: absent. The store files it under the current directory
+            # (:func:`~txcript.shared.workdir.filing_directory`), where the app then finds it.
+            notes = (
+                f"the session has no working directory and the copy keeps none; {target.name} "
+                f"files it under the current directory, {filing_directory(None)}",
+            )
         if not meta.id:
             meta = msgspec.structs.replace(meta, id=target.new_session_id())
         adopted = target.adopt_id(meta.id)
         if adopted != meta.id:
-            notes = (
+            notes += (
                 f"session id `{meta.id}` is not {_id_shape(target)}; the copy is `{adopted}` "
                 "(the same source id always maps to the same id)",
             )
@@ -407,7 +415,8 @@ def continue_session(
     native = target.from_common(transcript)
     # The app keeps only its own store open: a copy under another root cannot race it.
     saved = store.save(native, force=force or (out is not None and not _is_live_root(target, out)))
-    launch_dir = Path(meta.cwd) if meta.cwd and os.path.isdir(meta.cwd) else None
+    filed = meta.cwd or (filing_directory(None) if target.resume_in_cwd else None)
+    launch_dir = Path(filed) if filed and os.path.isdir(filed) else None
     return Continued(
         opened.harness.id,
         target.id,

@@ -19,7 +19,7 @@ from txcript import model as m
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.cursor_cli import graph
 from txcript.harnesses.cursor_cli.head import decode_meta_value
-from txcript.harnesses.cursor_cli.native import Blob, CursorChat
+from txcript.harnesses.cursor_cli.native import Blob, CursorChat, bucket_of
 from txcript.harnesses.cursor_cli.store import CursorCliStore
 from txcript.shared import backups
 from txcript.shared import protobuf as pb
@@ -179,7 +179,6 @@ def test_saving_over_an_existing_chat_is_refused_without_force(tmp_path: Path) -
         (OK_ID, "relative/dir", "not an absolute path"),
         (OK_ID, "/repo\x1b[31m", "control character"),
         (OK_ID, "/re\npo", "control character"),
-        (OK_ID, None, "needs a working directory"),
     ],
 )
 def test_hostile_ids_and_cwds_are_refused_before_writing(
@@ -193,6 +192,19 @@ def test_hostile_ids_and_cwds_are_refused_before_writing(
     with pytest.raises(BadInput, match=message):
         store.save(H.from_common(transcript))
     assert not (tmp_path / "root").exists()
+
+
+def test_a_chat_with_no_cwd_is_filed_under_the_current_directory(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """It used to be refused ("needs a working directory"), even for ``--out``; now, as the
+    agent does for a chat with no workspace path, it goes under the md5 of where it is saved
+    from, and its meta keeps no workspace path."""
+    store = CursorCliStore(tmp_path / "root")
+    transcript = m.Transcript(meta=m.Meta(id=OK_ID, timestamp=T0), messages=sample().messages)
+    saved = store.save(H.from_common(transcript))
+    assert Path(saved.reference).parent.name == bucket_of(str(workspace))
+    assert H.to_common(store.load(saved.reference)).meta.cwd == str(workspace)
 
 
 def test_a_save_that_fails_half_way_leaves_nothing(tmp_path: Path) -> None:

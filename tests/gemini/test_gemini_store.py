@@ -29,7 +29,7 @@ from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
-from txcript.errors import BadInput, StoreError, Unconvertible
+from txcript.errors import BadInput, StoreError
 from txcript.harnesses.gemini.store import GeminiStore
 
 H = harnesses.get("gemini")
@@ -276,11 +276,15 @@ def test_hostile_session_ids_are_refused_before_anything_is_written(root: Path, 
     assert not root.exists()
 
 
-def test_a_session_without_cwd_cannot_be_filed(root: Path) -> None:
+def test_a_session_without_cwd_is_filed_under_the_current_directory(
+    root: Path, workspace: Path
+) -> None:
+    """It used to be refused ("Gemini files chats by project"), even for ``--out``: Gemini files
+    it under the project of the directory it is saved from, where ``gemini --resume`` finds it."""
     transcript = sample()
     meta = m.Meta(id=ID, timestamp=transcript.meta.timestamp)
-    with pytest.raises(Unconvertible, match="working directory"):
-        store(root).save(H.from_common(m.Transcript(meta=meta, messages=transcript.messages)))
+    saved = store(root).save(H.from_common(m.Transcript(meta=meta, messages=transcript.messages)))
+    assert H.to_common(store(root).load(saved.reference)).meta.cwd == str(workspace)
 
 
 # ---------------------------------------------------------------------------------- delete

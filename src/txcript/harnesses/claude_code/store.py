@@ -58,6 +58,7 @@ from txcript.shared.formats.claude_jsonl.native import (
 from txcript.shared.formats.claude_jsonl.projects import encode_project
 from txcript.shared.ids import UUID_IDS, id_problem
 from txcript.shared.jsonutil import try_loads
+from txcript.shared.workdir import filing_directory
 
 HARNESS = "claude_code"
 #: Claude Code shortens longer project directory names with a hash suffix we cannot recompute.
@@ -262,12 +263,7 @@ class ClaudeCodeStore:
         A name longer than Claude Code keeps is matched against existing directories that
         start with its kept prefix; otherwise the full encoding is used.
         """
-        if not cwd:
-            try:
-                cwd = os.getcwd()
-            except OSError as exc:
-                raise StoreError(f"the current directory is gone: {exc.strerror or exc}") from None
-        name = encode_project(cwd)
+        name = encode_project(filing_directory(cwd))
         if len(name) > _MAX_PROJECT_NAME:
             prefix = name[:_MAX_PROJECT_NAME]
             try:

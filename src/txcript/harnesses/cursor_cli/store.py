@@ -54,6 +54,7 @@ from txcript.shared.gcpause import without_gc
 from txcript.shared.ids import UUID_IDS, check_session_id, id_problem
 from txcript.shared.text import shown
 from txcript.shared.timeutil import from_epoch_ms
+from txcript.shared.workdir import filing_directory
 
 from . import codec, head
 from .native import DEFAULT_SCHEMA, HARNESS, Blob, Cell, CursorChat, MetaRow, bucket_of
@@ -256,12 +257,9 @@ class CursorCliStore:
             problem = cwd_problem(cwd)
             if problem is not None:
                 raise BadInput(f"cwd `{shown(cwd)}` cannot be a Cursor CLI workspace ({problem})")
-        bucket = chat.bucket or (bucket_of(cwd) if cwd else None)
-        if bucket is None:
-            raise BadInput(
-                "a Cursor CLI chat needs a working directory (chats are kept under the md5 "
-                "of it); pass --cwd"
-            )
+        # (A chat with no workspace path is kept, as the agent keeps one, under the md5 of the
+        # directory it is filed from.)
+        bucket = chat.bucket or bucket_of(filing_directory(cwd))
         problem = id_problem(bucket)
         if problem is not None or bucket.startswith("."):
             raise BadInput(f"bucket `{shown(bucket)}` is not usable as a directory name")

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from txcript.diagnostics import TranscriptWarning, warn
-from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError, Unconvertible
+from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.shared import backups
 from txcript.shared.files import (
@@ -65,6 +65,7 @@ from txcript.shared.ids import check_session_id
 from txcript.shared.jsonutil import dumps_pretty
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now, parse_rfc3339
+from txcript.shared.workdir import filing_directory
 
 from . import projects
 from .codec import meta_from, meta_of
@@ -373,13 +374,7 @@ class GeminiStore:
     def save(self, native: GeminiSession, *, force: bool = False) -> Saved:
         meta = meta_of(native)
         session_id = check_session_id(meta.id)
-        if not native.cwd:
-            raise Unconvertible(
-                HARNESS,
-                "the session has no working directory, and Gemini files chats by project "
-                "(pass --cwd DIR)",
-            )
-        root_dir = projects.normalized(native.cwd)
+        root_dir = projects.normalized(filing_directory(native.cwd))
         # The registry is read before the slug (and so the chat's path) is known: its path is
         # checked first, so a planted link is refused rather than read.
         preflight_write(self.root, [self.root / projects.REGISTRY], store="Gemini")
