@@ -16,15 +16,7 @@ import pytest
 from conftest import RunCli
 from txcript import harnesses
 
-WRITERS = [
-    pytest.param(
-        writer,
-        marks=pytest.mark.xfail(strict=True, reason="--out into OpenCode needs opencode.db"),
-    )
-    if writer == "opencode"
-    else writer
-    for writer in harnesses.ids(write=True)
-]
+WRITERS = harnesses.ids(write=True)
 
 
 def cwdless_document(directory: Path) -> Path:

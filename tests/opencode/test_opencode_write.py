@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -116,11 +117,36 @@ def test_an_unknown_schema_is_refused_before_anything_is_written(
         _store(root).save(harness.from_common(MAIN))
 
 
-def test_no_database_means_nothing_is_written(tmp_path: Path) -> None:
+def test_a_save_into_a_directory_without_a_database_creates_the_newest_schema(
+    tmp_path: Path,
+) -> None:
+    """It used to be refused ("run `opencode` once to create it"), which made ``--out DIR``
+    useless for OpenCode. The database is now created with the schema of the newest release
+    txcript knows, every one of its migrations recorded, and nothing else beside it."""
+    from txcript.harnesses.opencode.schema import MIGRATIONS
+
+    root = tmp_path / "out" / "opencode"
+    harness = harnesses.get("opencode")
+    saved = _store(root).save(harness.from_common(MAIN))
+    assert sorted(p.name for p in root.iterdir()) == ["opencode.db"]
+    conn = sqlite3.connect(root / "opencode.db")
+    try:
+        applied = [row[0] for row in conn.execute("SELECT id FROM migration ORDER BY rowid")]
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        conn.close()
+    assert applied == list(MIGRATIONS)
+    back = harness.to_common(_store(root).load(saved.reference))
+    assert back.messages == harness.to_common(harness.from_common(MAIN)).messages
+
+
+def test_a_save_that_fails_takes_back_the_database_it_created(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     root.mkdir()
-    with pytest.raises(StoreError, match="no OpenCode database"):
-        _store(root).save(harnesses.get("opencode").from_common(MAIN))
+    native = harnesses.get("opencode").from_common(MAIN)
+    refused = dataclasses.replace(native, session={**native.session, "id": "../not-an-id"})
+    with pytest.raises(BadInput):
+        _store(root).save(refused)
     assert list(root.iterdir()) == []
 
 

@@ -495,8 +495,8 @@ OPENCODE_OFFLINE = {
 
 
 def opencode_pristine(place: Path, client: Path) -> Path:
-    """A HOME in which the real OpenCode created its own empty database (txcript writes into an
-    existing OpenCode database and never creates one)."""
+    """A HOME in which the real OpenCode created its own empty database (txcript creates one
+    only under ``--out``; a live copy goes into the database the app made)."""
     home = place / "home"
     home.mkdir(parents=True)
     env = dict(_base_env(), **_home_env(home), **OPENCODE_OFFLINE)
@@ -1086,3 +1086,49 @@ def test_opencode_resumes_a_copy_without_a_model_on_the_default_one(
     finally:
         stub.close()
     assert models == ["stub-model"]
+
+
+def test_opencode_lists_and_resumes_a_database_txcript_created(
+    tmp_path: Path, sources: dict[str, Source]
+) -> None:
+    """Regression: ``continue --with opencode --out DIR`` needed an ``opencode.db`` in DIR ("run
+    `opencode` once to create it"). txcript now creates the database with the schema of the
+    newest release it knows, its migrations recorded; the real OpenCode, with DIR as its data
+    directory, runs no migration over it, lists the copy under its directory and resumes it."""
+    from txcript.harnesses.opencode.schema import MIGRATIONS
+
+    client = binary("opencode")
+    work = tmp_path / "work"
+    project = work / "project"
+    project.mkdir(parents=True)
+    home = work / "home"
+    (home / ".config" / "opencode").mkdir(parents=True)
+    out = home / ".local" / "share" / "opencode"
+    env = _base_env()
+    env.update(
+        _home_env(work / "elsewhere"),
+        TXCRIPT_DATA_DIR=str(work / "data"),
+        TXCRIPT_CACHE_DIR=str(work / "cache"),
+    )
+    args = ["continue", str(sources["simple"].path), "--with", "opencode", "--cwd", str(project)]
+    written = json.loads(_txcript(env, *args, "--out", str(out), "--json").stdout)
+    assert (out / "opencode.db").is_file()
+    stub = modelstub.start()
+    try:
+        run_env = _opencode_copy(work, env, stub)
+        listing = [str(client), "session", "list", "--format", "json"]
+        listed = json.loads(_run_opencode(listing, project, run_env))
+        assert [r["directory"] for r in listed if r["id"] == written["id"]] == [str(project)]
+        _run_opencode(_opencode_run(client, written, "-m", OPENCODE_MODEL), project, run_env)
+        bodies = _opencode_bodies(stub)
+    finally:
+        stub.close()
+    assert bodies, "OpenCode sent no request to the model stub"
+    import sqlite3
+
+    conn = sqlite3.connect(work / "home-copy" / ".local" / "share" / "opencode" / "opencode.db")
+    try:
+        applied = [row[0] for row in conn.execute("SELECT id FROM migration ORDER BY rowid")]
+    finally:
+        conn.close()
+    assert applied == list(MIGRATIONS)  # nothing was migrated again (nor newly)

@@ -153,7 +153,13 @@ class OpenCodeStore:
         from txcript.shared.formats.opencode import write
 
         preflight_write(self.database.parent, sqlite_files(self.database), store="OpenCode")
-        session_id = write.save(self.database, native)
+        created = write.create_database(self.database)
+        try:
+            session_id = write.save(self.database, native)
+        except BaseException:
+            if created:
+                write.remove_created(self.database)
+            raise
         reference = f"{self.database}#{session_id}"
         return Saved(id=session_id, reference=reference, location=self.location(reference))
 

@@ -15,11 +15,16 @@ IMMEDIATE`` transaction it:
 Columns the native session carries but the table lacks (an older schema) are left out; columns
 the table has but the session does not are left to their defaults. A delete archives the session
 in place (sets ``time_archived``), as OpenCode does, after the same kind of backup.
+
+A save into a directory that holds no database (a copy under ``--out DIR``; ``continue`` never
+creates the live one, which is the app's) first creates it with the newest schema txcript knows
+(:func:`create_database`, :mod:`.schema`), and removes it again when the save fails.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +33,7 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
 from txcript.shared import backup_rows, backups
+from txcript.shared import files as shared_files
 from txcript.shared import sqlite as shared_sqlite
 from txcript.shared.ids import check_session_id
 from txcript.shared.timeutil import now, to_epoch_ms
@@ -113,6 +119,55 @@ def _connect(database: Path, dialect: Dialect) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise shared_sqlite.translate(label, database, exc, writing=True) from None
     return conn
+
+
+def create_database(database: Path) -> bool:
+    """Create ``database`` with :data:`.schema.SCHEMA` and its migrations recorded, unless it
+    exists; True when it was created. It is built beside its place and linked there, which
+    fails when a database appeared meanwhile (nothing is replaced): whole or not at all."""
+    from . import schema
+
+    if os.path.lexists(database):
+        return False
+    import tempfile
+
+    try:
+        database.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".txcript-", suffix=".db", dir=database.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise StoreError(f"creating {database}: {exc.strerror or exc}") from None
+    temp = Path(name)
+    try:
+        conn = sqlite3.connect(temp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript(f"BEGIN;\n{schema.SCHEMA}")
+            completed = to_epoch_ms(now())
+            conn.executemany(
+                "INSERT INTO migration (id, time_completed) VALUES (?, ?)",
+                [(migration, completed) for migration in schema.MIGRATIONS],
+            )
+            conn.execute("COMMIT")
+        finally:
+            conn.close()  # (the last connection: the -wal is checkpointed and removed)
+        os.link(temp, database)
+    except FileExistsError:
+        return False  # another writer created it first: use that one
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"creating {database}: {exc}") from None
+    finally:
+        for path in shared_files.sqlite_files(temp):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    return True
+
+
+def remove_created(database: Path) -> None:
+    """Take back a database :func:`create_database` made for a save that then failed."""
+    for path in shared_files.sqlite_files(database):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def transaction(
