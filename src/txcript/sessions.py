@@ -182,8 +182,8 @@ def collapse_mirrors(found: list[Discovered], chosen: Sequence[Harness[Any]]) ->
     copies: dict[tuple[str, str], list[str]] = {}
     kept: list[Discovered] = []
     for session in found:
-        owners = richer.get(session.harness)
-        owner = next((o for o in owners or () if (o, session.meta_id) in held), None)
+        mirrored = richer.get(session.harness, ())
+        owner = next((o for o in mirrored if (o, session.meta_id) in held), None)
         if owner is None:
             kept.append(session)
             continue
