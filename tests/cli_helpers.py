@@ -123,3 +123,28 @@ def run_on_pty(
     finally:
         os.close(master)
     return process.wait(timeout=10), bytes(received)
+
+
+def empty_cursor_database(user_dir: Path) -> Path:
+    """The ``state.vscdb`` of a Cursor desktop that started once and holds no chat yet (a live
+    write needs the app's database: txcript never creates it there)."""
+    import sqlite3
+
+    database = user_dir / "globalStorage" / "state.vscdb"
+    database.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(database)
+    try:  # (3.16+: the header table, and the flag saying that headers moved into it)
+        conn.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+        conn.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+        conn.execute(
+            "CREATE TABLE composerHeaders (composerId TEXT PRIMARY KEY, workspaceId TEXT, "
+            "createdAt INTEGER, lastUpdatedAt INTEGER, isArchived INTEGER, isSubagent INTEGER, "
+            "recency INTEGER, checkpointAt INTEGER, subagentTypeName TEXT, value TEXT)"
+        )
+        conn.execute(
+            "INSERT INTO ItemTable VALUES ('composer.composerHeaders.migratedToTable', 'true')"
+        )
+        conn.commit()
+    finally:
+        conn.close()
+    return database

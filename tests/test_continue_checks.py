@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import claude_session
+from cli_helpers import claude_session, empty_cursor_database
 from conftest import CliResult, RunCli
 from test_simple import EXPORTED
 from txcript.harnesses import REGISTRY
@@ -210,7 +210,7 @@ def test_delete_without_from_finds_the_one_session_in_every_store(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process names from /proc")
 def test_out_into_a_fresh_directory_is_not_refused_while_cursor_runs(
-    run_cli: RunCli, doc: Path, tmp_path: Path
+    run_cli: RunCli, doc: Path, tmp_path: Path, isolated_home: Path
 ) -> None:
     import shutil
     import subprocess
@@ -233,6 +233,7 @@ def test_out_into_a_fresh_directory_is_not_refused_while_cursor_runs(
         result = run_cli("continue", str(doc), "--with", "cursor_desktop", "--out", str(out))
         assert result.code == 0, result.stderr
         assert (out / "globalStorage" / "state.vscdb").is_file()
+        empty_cursor_database(isolated_home / ".config" / "Cursor" / "User")
         live = run_cli("continue", str(doc), "--with", "cursor_desktop", "--no-resume")
         assert live.code == 1 and "Cursor is running" in live.stderr
     finally:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli_helpers import claude_session
+from cli_helpers import claude_session, empty_cursor_database
 from conftest import RunCli
 from test_simple import EXPORTED
 from txcript.harnesses.claude_code.store import encode_project
@@ -116,6 +116,7 @@ def test_a_cursor_write_prints_the_id_the_sidebar_title_and_the_undo(
     document = tmp_path / "session.json"
     document.write_text(json.dumps(data))
     user_dir = tmp_path / "Cursor" / "User"
+    empty_cursor_database(user_dir)
     env = {"CURSOR_DESKTOP_USER_DIR": str(user_dir)}
     result = run_cli(
         "continue", str(document), "--with", "cursor_desktop", "--no-resume", "--force", env=env
@@ -128,7 +129,8 @@ def test_a_cursor_write_prints_the_id_the_sidebar_title_and_the_undo(
     assert lines[2] == "  resume with: cursor"
     assert lines[3].startswith("  undo with: txcript ") and len(lines) == 4
     undo = shlex.split(lines[3].removeprefix("  undo with: "))
-    done = run_cli(*undo[1:], "--force", env=env)  # --force: other test runs may look like Cursor
+    assert undo[1] == "restore"  # the row backup of the save, which the database keeps
+    done = run_cli(*undo[1:], "--yes", "--force", env=env)  # --force: other runs look like Cursor
     assert done.code == 0, done.stderr
     assert json.loads(run_cli("list", "--json", env=env).stdout) == []
 

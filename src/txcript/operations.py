@@ -76,6 +76,19 @@ def list_sessions(
     return sessions if limit is None else sessions[:limit]
 
 
+def missing_stores(harness_names: Sequence[str]) -> list[tuple[str, str]]:
+    """Each named harness whose store root is not there, with that root (``list`` says so: a
+    typo in a root's variable otherwise reads as a store with no sessions)."""
+    from txcript.sessions import chosen_harnesses, existing_root
+
+    missing = []
+    for harness in chosen_harnesses(harness_names):
+        if existing_root(harness) is None:
+            root = harness.default_root()
+            missing.append((harness.id, "(no home)" if root is None else str(root)))
+    return missing
+
+
 def session_row(session: Discovered) -> dict[str, Any]:
     """One ``list --json`` entry; absent values are ``null``.
 
@@ -405,6 +418,8 @@ def continue_session(
     store = target.store(Path(out) if out is not None else None)
     if store is None:
         raise Unconvertible(target.id, "it has no store on this machine (is HOME set?)")
+    if out is None:
+        notes += _live_root_notes(target, store.root)
     # A faithful copy keeps the source id; never let it replace a session already there (with
     # ``--out`` pointing at the live store, that would be the source itself).
     if out is not None and not replace and any(d.meta_id == meta.id for d in store.discover()):
@@ -428,6 +443,34 @@ def continue_session(
         notes=notes + saved.notes,
         backup=saved.backup,
         title=target.meta_of(native).title,
+    )
+
+
+def _live_root_notes(target: Harness[Any], root: Path) -> tuple[str, ...]:
+    """Before a live copy's first byte: a store root that is not there is most often a typo in
+    its variable (``CURSOR_DESKTOP_USER_DIR``, ``CLAUDE_CONFIG_DIR``), and a copy written there
+    is one no app reads. A database the app keeps (one with row backups: Cursor desktop's,
+    OpenCode's) is the app's to create, so the write is refused; a file store, which its app
+    would create itself, is created, with a note naming it so a typo shows."""
+    declared = target.info.root
+    env = declared.env if declared is not None else None
+    variable = (
+        "" if not env else f" (from ${env})" if os.environ.get(env) else f" (${env} moves it)"
+    )
+    database = target.store_database(root)
+    if database is not None:
+        if os.path.lexists(database):
+            return ()
+        raise BadInput(
+            f"no {target.name} database at {scrub(str(database))}{variable}: {target.name} "
+            "creates it when it first starts; start it once, or check the path (nothing was "
+            "written; --out DIR writes a copy anywhere)"
+        )
+    if os.path.lexists(root):
+        return ()
+    return (
+        f"there was no {target.name} store at {scrub(str(root))}{variable}; it is created "
+        f"there now (if that is a typo, delete the copy and fix the path)",
     )
 
 

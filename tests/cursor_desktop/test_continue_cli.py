@@ -13,6 +13,7 @@ import dbfixtures as fx
 import pytest
 from test_save_roundtrip import backup_count, db_path, dump, split
 
+from cli_helpers import empty_cursor_database
 from conftest import CliResult, RunCli
 from txcript.harnesses.cursor_desktop import codec
 from txcript.harnesses.cursor_desktop.store import CursorDesktopStore
@@ -71,6 +72,7 @@ def test_continue_a_document_into_cursor_desktop(
     """The user path, with no app running and no --force: a fresh id and start time, a cwd that
     exists here (the recorded one does not), the ``--json`` shape, and ``cursor`` to resume."""
     root = tmp_path / "User"
+    empty_cursor_database(root)
     here = tmp_path / "here"
     here.mkdir()
     monkeypatch.chdir(here)
@@ -94,11 +96,12 @@ def test_continue_a_document_into_cursor_desktop(
     assert transcript.meta.timestamp >= before.replace(microsecond=0)
     assert [m.role for m in transcript.messages] == ["user", "assistant", "user", "assistant"]
     assert [d.reference for d in CursorDesktopStore(root).discover()] == [out["id"]]
-    assert backup_count() == 0  # a new database: nothing to back up
+    assert backup_count() == 1  # the row backup that undoes the save
 
 
 def test_the_human_output_and_the_resume_override(run_cli: RunCli, tmp_path: Path) -> None:
     root = tmp_path / "User"
+    empty_cursor_database(root)
     env = {
         "CURSOR_DESKTOP_USER_DIR": str(root),
         "TRANSCRIPT_CURSOR_DESKTOP_RESUME_CMD": "mycursor --open {id}",
@@ -124,6 +127,7 @@ def test_continue_launches_the_resume_command_in_the_sessions_folder(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
     root = tmp_path / "User"
+    empty_cursor_database(root)
     project = tmp_path / "project"
     project.mkdir()
     record = tmp_path / "launched.json"

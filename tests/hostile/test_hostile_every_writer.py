@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from hostile_support import UUID_A, one_line_error, simple_doc, snapshot, write_json
 
+from cli_helpers import empty_cursor_database
 from conftest import RunCli
 from txcript.harnesses.gemini import projects as gemini_projects
 
@@ -331,8 +332,11 @@ def test_no_writer_follows_a_symlink_planted_in_its_store(
 
 
 def _live_store(target: str, env: dict[str, str]) -> None:
+    """The live database a database store's app made (txcript never creates it)."""
     if target == "opencode":
         _opencode_db(Path(env["OPENCODE_DB"]))
+    elif target == "cursor_desktop":
+        empty_cursor_database(Path(env["CURSOR_DESKTOP_USER_DIR"]))
 
 
 @pytest.mark.parametrize("target", WRITERS)

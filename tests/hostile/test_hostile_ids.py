@@ -30,6 +30,7 @@ from hostile_support import (
     write_json,
 )
 
+from cli_helpers import empty_cursor_database
 from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
@@ -230,6 +231,8 @@ def test_a_fresh_copy_of_a_hostile_document_resumes_by_its_new_id(
     run_cli: RunCli, env: dict[str, str], tmp_path: Path, target: str
 ) -> None:
     doc = write_json(tmp_path / "doc.json", simple_doc("--dangerously-skip-permissions"))
+    if target == "cursor_desktop":  # (a live write needs the app's database)
+        empty_cursor_database(Path(env["CURSOR_DESKTOP_USER_DIR"]))
     result = run_cli("continue", str(doc), "--with", target, "--force", env=env)
     assert result.code == 0, result.stderr
     (argv,) = recorded(Path(env["ARGV_LOG"]))

@@ -29,6 +29,8 @@ from hostile_support import (
     write_json,
 )
 
+from cli_helpers import empty_cursor_database
+
 TIMEOUT = 30
 
 
@@ -159,6 +161,7 @@ def test_a_hostile_workspace_json_is_left_out_and_continue_goes_on(
     else:
         _special(manifest, kind)
     doc = write_json(tmp_path / "doc.json", simple_doc(UUID_A, cwd=str(tmp_path)))
+    empty_cursor_database(Path(env["CURSOR_DESKTOP_USER_DIR"]))
     done = run_limited(
         ["continue", str(doc), "--with", "cursor_desktop", "--no-resume", "--force"],
         env,

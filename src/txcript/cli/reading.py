@@ -91,7 +91,7 @@ def list_command(
       txcript list --since 2026-11-01 --json
       txcript list --from claude_export ~/Downloads/data-2026-12-01.zip
     """
-    from txcript.operations import list_sessions, session_row
+    from txcript.operations import list_sessions, missing_stores, session_row
     from txcript.shared.timeutil import parse_window
 
     if path is not None and len(from_) != 1:
@@ -104,12 +104,19 @@ def list_command(
     if as_json:
         click.echo(json_text([session_row(s) for s in sessions]))
         return
+    missing = missing_stores(from_) if from_ else []
     if not sessions:
         scope = f" {from_[0]}" if len(from_) == 1 else ""
         where = f" for {cwd}" if cwd else ""
         when = " in that time range" if since or until else ""
-        click.echo(scrub(f"no local{scope} sessions found{where}{when}"))
+        named = [
+            f"no {h} store at {root}" if not scope else f"no store at {root}" for h, root in missing
+        ]
+        absent = f" ({'; '.join(named)})" if named else ""
+        click.echo(scrub(f"no local{scope} sessions found{where}{when}{absent}"))
         return
+    for harness_id, root in missing:
+        click.echo(scrub(f"txcript: note: no {harness_id} store at {root}"), err=True)
     stdout = sys.stdout
     from txcript.cli.listing import list_lines
 
