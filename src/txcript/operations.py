@@ -15,7 +15,7 @@ import msgspec
 from txcript import harnesses
 from txcript.errors import BadInput, TxcriptError, Unconvertible
 from txcript.fragment import Span
-from txcript.harnesses.base import Discovered, Harness
+from txcript.harnesses.base import Discovered, Harness, Saved
 from txcript.model import Transcript, iter_json
 from txcript.sessions import (
     discover,
@@ -278,6 +278,9 @@ class Continued:
     backup: str | None = None
     #: The title the target shows for a written copy (e.g. in Cursor's sidebar).
     title: str | None = None
+    #: A Ctrl-C (or SIGTERM) came after the write committed: the copy stands, the report is
+    #: given, and nothing is launched.
+    interrupted: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -315,6 +318,7 @@ def continue_session(
     replace: bool = False,
     launching: bool = False,
     documents: bool = True,
+    committed: Callable[[], None] | None = None,
 ) -> Continued:
     """Write a copy of a session (or range) into a harness's store; the source is never modified.
 
@@ -327,6 +331,11 @@ def continue_session(
     on PATH. ``force`` writes while the target app is running; ``replace`` lets an ``out`` copy
     replace a session with the same id. With ``documents=False`` the reference names a stored
     session only, never a file (see :func:`~txcript.sessions.open_reference`).
+
+    ``committed`` is called as soon as the copy is written (see
+    :class:`~txcript.shared.interrupts.AfterCommit`). A Ctrl-C that escapes the save once the
+    copy is there (a store delivers one it held back over its COMMIT) still returns the copy,
+    with ``interrupted`` set; one that lands before is raised, with nothing written.
     """
     if cwd is not None and not os.path.isdir(cwd):
         raise BadInput(f"--cwd `{scrub(cwd)}` is not a directory")
@@ -422,14 +431,30 @@ def continue_session(
         notes += _live_root_notes(target, store.root)
     # A faithful copy keeps the source id; never let it replace a session already there (with
     # ``--out`` pointing at the live store, that would be the source itself).
-    if out is not None and not replace and any(d.meta_id == meta.id for d in store.discover()):
+    held = [d for d in store.discover() if d.meta_id == meta.id] if out is not None else []
+    if held and not replace:
         raise BadInput(
-            f"{target.id} under {scrub(out)} already holds a session `{scrub(meta.id)}`; "
+            f"{target.id} under {scrub(out or '')} already holds a session `{scrub(meta.id)}`; "
             "refusing to overwrite it (pass --replace to replace it)"
         )
+    before = store.fingerprints([d.reference for d in held]) if held else {}
     native = target.from_common(transcript)
+    interrupted = False
     # The app keeps only its own store open: a copy under another root cannot race it.
-    saved = store.save(native, force=force or (out is not None and not _is_live_root(target, out)))
+    try:
+        saved = store.save(
+            native, force=force or (out is not None and not _is_live_root(target, out))
+        )
+    except KeyboardInterrupt:
+        if committed is not None:
+            committed()
+        found = _written_anyway(target, store, meta.id, before)
+        if found is None:
+            raise
+        saved, interrupted = found, True
+    else:
+        if committed is not None:
+            committed()
     filed = meta.cwd or (filing_directory(None) if target.resume_in_cwd else None)
     launch_dir = Path(filed) if filed and os.path.isdir(filed) else None
     return Continued(
@@ -443,6 +468,44 @@ def continue_session(
         notes=notes + saved.notes,
         backup=saved.backup,
         title=target.meta_of(native).title,
+        interrupted=interrupted,
+    )
+
+
+def _written_anyway(
+    target: Harness[Any], store: Any, session_id: str, before: dict[str, str]
+) -> Saved | None:
+    """The copy a save interrupted by a signal left behind, when its write committed first: a
+    session with its id that was not there (or not so) before; None when there is none."""
+    from txcript.harnesses.base import lookup
+    from txcript.shared import backups
+
+    try:
+        found = lookup(store, session_id)
+        if found is None:
+            found = store.discover()
+        mine = [d for d in found if d.meta_id == session_id]
+        now_held = store.fingerprints([d.reference for d in mine])
+    except Exception:  # the store cannot tell: the write did not happen, as far as we know
+        return None
+    written = [
+        d
+        for d in mine
+        if d.reference not in before or before[d.reference] != now_held.get(d.reference)
+    ]
+    if not written:
+        return None
+    reference = written[0].reference
+    taken = [
+        b.id
+        for b in backups.list_backups()
+        if b.harness == target.id and b.operation == "save" and b.session == session_id
+    ]
+    return Saved(
+        id=session_id,
+        reference=reference,
+        location=store.location(reference),
+        backup=taken[0] if taken else None,
     )
 
 

@@ -114,25 +114,38 @@ def continue_and_resume(
     from txcript.errors import TxcriptError
     from txcript.launch import launch
     from txcript.operations import continue_session
+    from txcript.shared.interrupts import AfterCommit
 
-    with progress("writing the copy…"):
-        result = continue_session(
-            ref,
-            with_harness=with_harness,
-            from_harness=from_harness,
-            cwd=cwd,
-            out=out,
-            force=force,
-            replace=replace,
-            launching=resume,
-            documents=documents,
+    # Once the copy is written, a Ctrl-C waits until its id and undo are printed: a copy left
+    # unreported would be written again by a retry.
+    with AfterCommit() as after_commit:
+        with progress("writing the copy…"):
+            result = continue_session(
+                ref,
+                with_harness=with_harness,
+                from_harness=from_harness,
+                cwd=cwd,
+                out=out,
+                force=force,
+                replace=replace,
+                launching=resume,
+                documents=documents,
+                committed=after_commit.hold,
+            )
+        for note in result.notes:
+            click.echo(f"txcript: note: {scrub(note)}", err=True)
+        if as_json:
+            click.echo(json_text(result.as_json()))
+        else:
+            report_continued(result, resume_hint=not resume or result.interrupted, out=out)
+        sys.stdout.flush()
+    if result.interrupted or after_commit.interrupted:
+        click.echo(
+            "txcript: note: interrupted after the copy was written: it is kept (undo above), "
+            "and nothing is launched",
+            err=True,
         )
-    for note in result.notes:
-        click.echo(f"txcript: note: {scrub(note)}", err=True)
-    if as_json:
-        click.echo(json_text(result.as_json()))
-    else:
-        report_continued(result, resume_hint=not resume, out=out)
+        return
     if not resume:
         return
     command_text = hints.shell_command(result.resume_command)
