@@ -380,7 +380,7 @@ def test_raw_args_are_the_fallback_when_params_are_unusable() -> None:
     )
 
 
-def test_shell_v2_keeps_command_cwd_and_integer_timeout_and_drops_the_rest() -> None:
+def test_shell_v2_keeps_command_cwd_timeout_and_description_and_drops_the_rest() -> None:
     params = {
         "command": "ls",
         "cwd": "/w",
@@ -389,7 +389,13 @@ def test_shell_v2_keeps_command_cwd_and_integer_timeout_and_drops_the_rest() -> 
         "commandDescription": "list",
     }
     bash = only_tool(call_session("run_terminal_command_v2", params))
-    assert bash == Bash(command="ls", workdir="/w", timeout_ms=5000)
+    assert bash == Bash(command="ls", workdir="/w", timeout_ms=5000, description="list")
+    background = only_tool(
+        call_session("run_terminal_command_v2", {**params, "isBackground": True})
+    )
+    assert background == Bash(
+        command="ls", workdir="/w", timeout_ms=5000, description="list", run_in_background=True
+    )
 
 
 @pytest.mark.parametrize("timeout", [5000.0, "5000", -1, True, None])

@@ -479,7 +479,11 @@ def test_bash_and_read_are_written_as_the_app_tools() -> None:
     )
     formers = [b["toolFormerData"] for b in bubbles(codec.from_common(common))]
     assert [(f["name"], f["tool"], json.loads(f["params"])) for f in formers] == [
-        ("run_terminal_command_v2", 15, {"command": "ls", "cwd": ""}),
+        (
+            "run_terminal_command_v2",
+            15,
+            {"command": "ls", "cwd": "", "commandDescription": "list", "isBackground": True},
+        ),
         (
             "run_terminal_command_v2",
             15,
@@ -487,7 +491,9 @@ def test_bash_and_read_are_written_as_the_app_tools() -> None:
         ),
         ("read_file_v2", 40, {"targetFile": "/f", "offset": 0, "limit": 3}),
     ]
-    assert formers[0]["params"] == '{"command":"ls","cwd":""}'
+    assert formers[0]["params"] == (
+        '{"command":"ls","commandDescription":"list","cwd":"","isBackground":true}'
+    )
 
 
 def test_results_for_unknown_or_later_calls_are_dropped_and_the_last_result_wins() -> None:

@@ -885,7 +885,11 @@ def test_a_3_7_session_with_an_item_table_head_reads_workspace_model_and_v2_tool
         ),
         Message(
             "assistant",
-            (ToolUse("tool_sh", Bash(command="npm run lint", timeout_ms=30000)),),
+            (
+                ToolUse(
+                    "tool_sh", Bash(command="npm run lint", timeout_ms=30000, description="Lint")
+                ),
+            ),
             at("08:00:05.000"),
         ),
         Message(

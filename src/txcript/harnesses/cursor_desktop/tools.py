@@ -6,9 +6,11 @@ Cursor versions: 15 was ``run_terminal_cmd`` before it was ``run_terminal_comman
 ≈0.50 sometimes an object); when that is missing or not JSON, from the snake-case ``rawArgs``;
 else ``{}``.
 
-* ``run_terminal_command_v2`` → Bash from ``command``, ``cwd`` (non-empty) and
-  ``options.timeout`` (non-negative integer) only; without a string ``command``, a Raw named
-  ``Bash`` holding that reduced input. ``read_file_v2`` → Read from ``targetFile``, ``offset``,
+* ``run_terminal_command_v2`` → Bash from ``command``, ``cwd`` (non-empty),
+  ``options.timeout`` (non-negative integer), ``commandDescription`` (a string: ``description``)
+  and ``isBackground`` (``true``: ``run_in_background``, which txcript writes there as the older
+  ``run_terminal_cmd`` named it) only; without a string ``command``, a Raw named ``Bash`` holding
+  that reduced input. ``read_file_v2`` → Read from ``targetFile``, ``offset``,
   ``limit``; without a string ``targetFile``, a Raw named ``Read``. Other params are dropped.
 * Older names are typed only where their arguments fit, otherwise they stay Raw under their own
   name with their arguments untouched: ``run_terminal_cmd`` → Bash (``command``,
@@ -93,6 +95,11 @@ def _shell_v2(_name: str, tool_former: dict[str, Any]) -> Tool:
         options = params.get("options")
         if isinstance(options, dict) and is_uint(options.get("timeout")):
             reduced["timeout_ms"] = options["timeout"]
+        description = params.get("commandDescription")
+        if isinstance(description, str):
+            reduced["description"] = description
+        if params.get("isBackground") is True:
+            reduced["run_in_background"] = True
     return type_tool("Bash", reduced)
 
 
@@ -264,6 +271,12 @@ def write_call(tool: Tool) -> tuple[str, str, int | None]:
         params: dict[str, Any] = {"command": tool.command, "cwd": tool.workdir or ""}
         if tool.timeout_ms is not None:
             params["options"] = {"timeout": tool.timeout_ms}
+        # Every field maps or is carried: the description where the app keeps its own, and
+        # background under the name the app gave it before v2 (the v2 tool has no such option).
+        if tool.description is not None:
+            params["commandDescription"] = tool.description
+        if tool.run_in_background:
+            params["isBackground"] = True
         name = vocabulary()["native_names"]["Bash"]
         return name, dumps_compact(params), tool_number(name)
     if isinstance(tool, Read):
