@@ -680,3 +680,58 @@ def test_a_save_that_runs_out_of_file_space_on_the_session_file_leaves_nothing(
     assert done.returncode == 1, done.stderr
     assert len(done.stdout.splitlines()) == 1 and f"{SID}" in done.stdout, done.stdout
     assert tree(root) == {"."}
+
+
+def test_a_spilled_result_reads_the_same_through_the_store_and_as_a_path(
+    run_cli: RunCli, isolated_home: Path
+) -> None:
+    """Regression: a 23k-character result read whole through the store (from its side file)
+    and as its 2.2k preview when the same session file was given as a path. The record's own
+    ``toolUseResult.content`` holds the full output too, and the document reader takes it: one
+    rule, whatever the path. A Write's ``toolUseResult.content`` (the file it wrote) is never
+    taken for its result."""
+    full = "".join(f"test {n} passed\n" for n in range(1500))
+    preview = (
+        "<persisted-output>\nOutput too large (23KB). Full output saved to: "
+        f"/home/dev/.claude/projects/-repo/{SID}/tool-results/toolu_01.txt\n\n"
+        f"Preview (first 2KB):\n{full[:2000]}\n</persisted-output>"
+    )
+    records = [
+        user("u1", None, "09:00:00", "run the suite, then write the notes"),
+        assistant("a1", "u1", "09:00:01", [tool_use("toolu_01", "Bash", {"command": "t"})]),
+        user(
+            "u2",
+            "a1",
+            "09:00:02",
+            [tool_result("toolu_01", preview)],
+            toolUseResult={"content": full, "persistedOutputPath": "tool-results/toolu_01.txt"},
+        ),
+        assistant(
+            "a2",
+            "u2",
+            "09:00:03",
+            [tool_use("toolu_02", "Write", {"file_path": "/repo/n.md", "content": "notes"})],
+            message_id="m2",
+        ),
+        user(
+            "u3",
+            "a2",
+            "09:00:04",
+            [tool_result("toolu_02", "File created successfully at: /repo/n.md")],
+            toolUseResult={"type": "create", "filePath": "/repo/n.md", "content": "notes"},
+        ),
+    ]
+    path = put(
+        isolated_home / ".claude", records, side={"tool-results/toolu_01.txt": full.encode()}
+    )
+    by_store = run_cli("export", SID, "--format", "common")
+    by_path = run_cli("export", str(path), "--format", "common")
+    assert by_store.code == by_path.code == 0, (by_store, by_path)
+    assert json.loads(by_store.stdout)["messages"] == json.loads(by_path.stdout)["messages"]
+    results = [
+        block["content"]
+        for message in json.loads(by_path.stdout)["messages"]
+        for block in message["content"]
+        if block["type"] == "tool_result"
+    ]
+    assert results == [full, "File created successfully at: /repo/n.md"]

@@ -28,7 +28,9 @@
   dropped.
 * **Spilled output.** A result whose record points at ``tool-results/<file>`` (through
   ``toolUseResult.persistedOutputPath``, or a ``<persisted-output>`` notice naming the file) gets
-  that file's full text when the body carries it.
+  that file's full text when the body carries it (a stored session). Otherwise (the session file
+  read on its own, as a document) a ``<persisted-output>`` preview gives way to the record's own
+  ``toolUseResult.content`` when that holds longer text: the same full output by either path.
 
 Lines that are not JSON objects, and blocks nothing here models (``document``, server tool
 blocks, …), are left out with a warning naming the line; they stay in the native body.
@@ -256,6 +258,14 @@ def _result_content(value: Any) -> Any:
         ):
             return only["text"]
     return value
+
+
+def _declared_text(declared: Any) -> str | None:
+    """The output text a record's ``toolUseResult`` holds: itself as a string, or its
+    ``content`` as a string or as text blocks; None for anything else (a Write's payload, …)."""
+    if isinstance(declared, dict):
+        return _joined_text(declared.get("content"))
+    return declared if isinstance(declared, str) else None
 
 
 def _image(block: dict[str, Any]) -> Image | None:
@@ -515,17 +525,18 @@ class _Builder:
 
     # -- spilled tool output ----------------------------------------------------------------
     def inline_spilled(self, record: dict[str, Any], blocks: list[Block]) -> list[Block]:
-        if not self.spilled:
-            return blocks
         results = [i for i, b in enumerate(blocks) if isinstance(b, ToolResult)]
         if not results:
             return blocks
         out = list(blocks)
         declared = record.get("toolUseResult")
         path = declared.get("persistedOutputPath") if isinstance(declared, dict) else None
+        spilled_here: set[int] = set()
         if isinstance(path, str):
             side = self.spilled.get(re.split(r"[\\/]", path)[-1])
-            if side is not None:
+            if side is None:
+                spilled_here.update(results if len(results) == 1 else ())
+            else:
                 target = self._target(out, results, side)
                 if target is not None:
                     out[target] = self._with_text(out[target], side)
@@ -539,6 +550,19 @@ class _Builder:
                 side = self.spilled.get(found.group(1)) if found else None
                 if side is not None:
                     out[i] = self._with_text(block, side)
+                else:
+                    spilled_here.add(i)
+        # Without the side file (a session file read as a document), the record's own copy of
+        # the full output, when it holds one: the same text as through the store.
+        full = _declared_text(declared) if len(results) == 1 else None
+        for i in spilled_here:
+            block = out[i]
+            assert isinstance(block, ToolResult)
+            shown = block.content if isinstance(block.content, str) else ""
+            if full is not None and len(full) > len(shown):
+                out[i] = ToolResult(
+                    tool_use_id=block.tool_use_id, content=full, is_error=block.is_error
+                )
         return out
 
     @staticmethod
