@@ -9,7 +9,8 @@ reason is the exception's class and its message with quoted values, paths and co
 The deep checks, per loaded session ``native`` of harness ``H``:
 
 * **codec fixpoint** — ``c = H.to_common(native)``; the copy ``H.from_common(c)``, rendered with
-  ``H.to_text`` and re-read with ``H.from_text``, converts back to exactly ``c``;
+  ``H.to_text`` and re-read with ``H.from_text``, converts back to exactly ``c``, modulo the
+  changes writers make on purpose (:data:`NORMALIZATIONS`): a FAIL means data is at risk;
 * **round trip** — ``H.to_text(native)`` re-read with ``H.from_text`` renders to the very same
   text, and reads as the same conversation as the session loaded from the store.
 
@@ -37,7 +38,8 @@ from txcript._version import __version__
 from txcript.diagnostics import TranscriptWarning
 from txcript.errors import TxcriptError
 from txcript.harnesses.base import Discovered, Harness
-from txcript.model import ToolResult, Transcript
+from txcript.model import ToolResult, ToolUse, Transcript
+from txcript.pairing import NO_RESULT, answer_open_calls
 from txcript.shared import backups, dirs
 from txcript.shared.cache import metadata_cache_off
 from txcript.shared.files import regular_files_size
@@ -346,6 +348,16 @@ def _survey(moment: datetime) -> tuple[list[_Scanned], dict[str, Any]]:
 
 # ------------------------------------------------------------------------------ deep checks
 
+#: What writers change on purpose, each documented where the writer is; the fixpoint compares
+#: modulo these (``doctor --help`` lists them).
+NORMALIZATIONS = (
+    "JSON tool output is stored as its compact text where the app keeps only strings",
+    "a tool call left without a result while the conversation goes on gets an error result "
+    "saying none was recorded (in the app's own words where it has some), so the copy resumes",
+    "a tool call takes its result's time where the app keeps a call and its result in one "
+    "record (Cursor desktop's bubbles)",
+)
+
 
 def _flattened(left: Any, right: Any) -> bool:
     """Is ``right`` the compact text a writer makes of the JSON tool output ``left``?
@@ -379,20 +391,89 @@ def _differs(left: Any, right: Any, where: str) -> str | None:
     return f"{where} differs"
 
 
+def _closed_forms(common: Transcript) -> list[Transcript]:
+    """``common``, and what it is with its open calls closed as a writer closes them (per
+    message, or per block for a writer that keeps each block on its own)."""
+    forms = [common]
+    for blockwise in (False, True):
+        closed = answer_open_calls(common, blockwise=blockwise)
+        if all(closed != form for form in forms):
+            forms.append(closed)
+    return forms
+
+
+def _aligned(back: Transcript, expected: Transcript) -> Transcript:
+    """``back`` with what :data:`NORMALIZATIONS` allow put as ``expected`` has it: each tool
+    call's message given back its time where it took the time of one of its calls' results
+    (a call and its result in one record), and each error result standing where ``expected``
+    closes an open call given the words of :data:`~txcript.pairing.NO_RESULT`."""
+    if len(back.messages) != len(expected.messages):
+        return back
+    result_times: dict[str, set[datetime]] = {}
+    for message in expected.messages:
+        for block in message.content:
+            if isinstance(block, ToolResult):
+                result_times.setdefault(block.tool_use_id, set()).add(message.timestamp)
+    messages = list(back.messages)
+    for index, (got, wanted) in enumerate(zip(back.messages, expected.messages, strict=True)):
+        if got.timestamp != wanted.timestamp:
+            calls = [b.id for b in wanted.content if isinstance(b, ToolUse)]
+            if any(got.timestamp in result_times.get(call, ()) for call in calls):
+                got = msgspec.structs.replace(got, timestamp=wanted.timestamp)
+        if len(got.content) == len(wanted.content):
+            content = tuple(
+                _closing(have, want) for have, want in zip(got.content, wanted.content, strict=True)
+            )
+            if content != got.content:
+                got = msgspec.structs.replace(got, content=content)
+        messages[index] = got
+    return msgspec.structs.replace(back, messages=tuple(messages))
+
+
+def _closing(have: Any, want: Any) -> Any:
+    """``want`` where both close the same open call with an error result, else ``have``."""
+    if (
+        isinstance(want, ToolResult)
+        and want.content == NO_RESULT
+        and want.is_error
+        and isinstance(have, ToolResult)
+        and have.is_error
+        and have.tool_use_id == want.tool_use_id
+    ):
+        return want
+    return have
+
+
+def _normalized_difference(expected: Transcript, back: Transcript, where: str) -> str | None:
+    """Where ``back`` differs from ``expected`` beyond :data:`NORMALIZATIONS`, or None. The
+    difference reported is the one from ``expected`` as it is."""
+    forms = _closed_forms(expected)
+    first: str | None = None
+    for form in forms:
+        if where == "messages":
+            found = _differs(form.messages, _aligned(back, form).messages, where)
+        else:
+            found = _differs(form, _aligned(back, form), where)
+        if found is None:
+            return None
+        first = first or found
+    return first
+
+
 def fixpoint_problem(harness: Harness[Any], common: Transcript) -> str | None:
     """Why ``common`` is not a fixpoint of the codec, or None.
 
-    The copy ``from_common(common)`` must convert back to ``common`` exactly (JSON tool output
-    flattened to its text excepted), and rendered as text and re-read, to the same messages.
+    The copy ``from_common(common)`` must convert back to ``common`` exactly, modulo
+    :data:`NORMALIZATIONS`, and rendered as text and re-read, to the same messages.
     """
     copy = harness.from_common(common)
-    found = _differs(common, harness.to_common(copy), "")
+    found = _normalized_difference(common, harness.to_common(copy), "")
     if found is not None:
         return "copy converts back differently: " + found.removeprefix(".")
     reread = harness.from_text(harness.to_text(copy))
     if reread == copy:  # the codec is deterministic: the same body converts the same
         return None
-    found = _differs(common.messages, harness.to_common(reread).messages, "messages")
+    found = _normalized_difference(common, harness.to_common(reread), "messages")
     return None if found is None else "copy re-read from its text differs: " + found
 
 

@@ -137,6 +137,16 @@ def doctor_command(deep: bool, as_json: bool) -> None:
     root, so it can be pasted into a bug report. Exits 1 when a store cannot be read or (with
     --deep) a session fails a check.
 
+    A FAIL means that data is at risk. The fixpoint compares modulo what writers change on
+    purpose:
+
+    \b
+    - JSON tool output is stored as its compact text where the app keeps only strings
+    - a tool call left without a result while the conversation goes on gets an error result
+      saying none was recorded (in the app's own words where it has some), so the copy resumes
+    - a tool call takes its result's time where the app keeps a call and its result in one
+      record (Cursor desktop's bubbles)
+
     \b
     Examples:
       txcript doctor
