@@ -3,6 +3,7 @@ the same error) by direct lookup as by a full discovery, and ids skip the full d
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -43,12 +44,17 @@ def by_discovery(reference: str, scope: str | None = None) -> Answer:
     """What ``reference`` named before direct lookups: §1 of the lookup rules, over a full
     discovery (the oracle the direct path must agree with)."""
     source, request = split_fragment(reference)
-    found = sessions.discover([scope] if scope else ())
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        found = sessions.discover([scope] if scope else ())
     if request is not None and [s for s in found if reference in (s.meta_id, s.title)]:
         source, request = reference, None
     try:
         return sessions.find_session(source, found, scope), request
     except BadInput as exc:
+        unreadable = sessions._unreadable_file(source, said)
+        if unreadable is not None:  # a name only an unreadable file holds: that file, and why
+            return f"reading {unreadable.path}: {unreadable.reason}"
         if "/" in reference or "\\" in reference:
             return f"no local session matches `{scrub(reference)}`, and no such file exists"
         return str(exc)

@@ -16,8 +16,25 @@ class TranscriptWarning(UserWarning):
     """Something in the input was skipped or repaired; the message says what and where."""
 
 
+class SkippedFile(TranscriptWarning):
+    """A store left a file (or a chat directory) out of its listing: ``path`` and ``reason``
+    say which and why, so a command that then finds no session can name the file instead."""
+
+    def __init__(self, message: str, path: str, reason: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason
+
+
 def warn(message: str) -> None:
     warnings.warn(message, TranscriptWarning, stacklevel=3)
+
+
+def skipped(path: object, reason: object, what: str = "") -> None:
+    """Warn that a store left ``path`` out of its listing because of ``reason``: ``skipping
+    <what ><path>: <reason>`` (a :class:`SkippedFile`)."""
+    message = f"skipping {what + ' ' if what else ''}{path}: {reason}"
+    warnings.warn(SkippedFile(message, str(path), str(reason)), stacklevel=3)
 
 
 def give_again(messages: Iterable[warnings.WarningMessage]) -> None:

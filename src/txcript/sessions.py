@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from txcript import harnesses
-from txcript.diagnostics import give_again, noticed, warn
+from txcript.diagnostics import SkippedFile, give_again, noticed, warn
 from txcript.errors import BadInput, StoreError, TxcriptError, UnknownHarness
 from txcript.fragment import (
     RangeRequest,
@@ -227,62 +227,50 @@ def guarded(harness: Harness[Any], work: Callable[[], T], *, explicit: bool) -> 
     return None
 
 
+Held = list[warnings.WarningMessage]
+
+
 def _looked_up(
-    source: str,
-    chosen: Sequence[Harness[Any]],
-    known: dict[str, list[Discovered]],
-    repeated: list[warnings.WarningMessage] | None = None,
-) -> list[Discovered] | None:
+    source: str, chosen: Sequence[Harness[Any]], known: dict[str, list[Discovered]]
+) -> tuple[list[Discovered] | None, Held, Held]:
     """Every session whose id starts with ``source``, newest first as discovery orders them,
     found by each store's direct lookup (a store without one is discovered, and its listing
     kept in ``known``). None when any store fails: discovery then reports it as it always does.
 
-    Warnings are held back and shown only when the answer stands. Those of a full discovery
-    made here are given with it (its listing is kept, never made again); those of the direct
-    lookups go to ``repeated`` when it is given, for the caller to give only if it does not fall
-    back to a discovery, which would repeat them."""
+    The warnings are held back, for the caller to give once: those of the direct lookups, which
+    a fallback discovery would give again as it reads those stores, and those of the stores
+    listed into ``known``, which it does not read again."""
     matches: list[Discovered] = []
-    listed: list[warnings.WarningMessage] = []
-    looked: list[warnings.WarningMessage] = []
+    by_lookup: Held = []
+    by_listing: Held = []
     for harness in chosen:
         with warnings.catch_warnings(record=True) as held:
             warnings.simplefilter("always")
             try:
                 store = existing_store(harness)
-                if store is None:
-                    continue
-                found = lookup(store, source)
-                if found is None:
-                    known[harness.id] = listing = store.discover()
-                    found = [d for d in listing if d.meta_id.startswith(source)]
-                    listed.extend(held)
-                else:
-                    looked.extend(held)
+                found = None if store is None else lookup(store, source)
+                if store is not None and found is None:
+                    known[harness.id] = listed = store.discover()
+                    found = [d for d in listed if d.meta_id.startswith(source)]
             except Exception:  # discovery decides what a failing store means
-                give_again(listed)  # (the listings kept in ``known`` are not made again)
-                return None
-        matches.extend(found)
-    give_again(listed)
-    if repeated is None:
-        give_again(looked)
-    else:
-        repeated.extend(looked)
+                return None, by_lookup, by_listing
+        (by_listing if harness.id in known else by_lookup).extend(held)
+        matches.extend(found or ())
     matches.sort(key=lambda d: d.timestamp, reverse=True)
-    return collapse_mirrors(matches, chosen)
+    return collapse_mirrors(matches, chosen), by_lookup, by_listing
 
 
 def sessions_with_id(session_id: str, harness_names: Sequence[str] = ()) -> list[Discovered] | None:
     """Every session whose id is exactly ``session_id`` in the named stores (or all), newest
     first, found by each store's direct lookup. None when a store failed (only a full discovery
-    can tell what that means). The lookups' warnings are given only with an answer: with none,
-    the caller's full discovery gives them."""
+    can tell what that means). The lookups' warnings are given when some session has that id;
+    otherwise the discovery a caller falls back on gives them, once."""
     if not session_id:
         return None
-    repeated: list[warnings.WarningMessage] = []
-    matches = _looked_up(session_id, chosen_harnesses(harness_names), {}, repeated)
+    matches, by_lookup, by_listing = _looked_up(session_id, chosen_harnesses(harness_names), {})
     exact = None if matches is None else [m for m in matches if m.meta_id == session_id]
     if exact:
-        give_again(repeated)
+        give_again(by_lookup + by_listing)
     return exact
 
 
@@ -609,34 +597,66 @@ def _resolve(
     """
     chosen = chosen_harnesses([scope] if scope else ())
     known: dict[str, list[Discovered]] = {}
-    repeated: list[warnings.WarningMessage] = []
-    matches = _looked_up(source, chosen, known, repeated) if source else None
+    matches, by_lookup, by_listing = _looked_up(source, chosen, known) if source else (None, [], [])
     if matches is not None:
+        answer: tuple[Discovered, RangeRequest | None] | None = None
         if request is not None:
             # The whole input names a session by its id: it wins over the split (§1.3). Its
             # id starts with ``source``, so it is among the matches.
             whole = next((m for m in matches if m.meta_id == reference), None)
             if whole is not None:
-                give_again(repeated)
-                return whole, None
+                answer = whole, None
         direct = direct_session(source, matches)
-        if direct is not None:
-            give_again(repeated)
-            return direct, request
-    # (The lookups' warnings are not given: this discovery gives them again.)
-    sessions = _discover(chosen, explicit=scope is not None, known=known)
+        if answer is None and direct is not None:
+            answer = direct, request
+        if answer is not None:
+            give_again(by_lookup + by_listing)
+            return answer
+    # (The stores looked up directly are read again, and say their warnings again.)
+    said: Held = list(by_listing)
+    try:
+        with warnings.catch_warnings(record=True) as listed:
+            warnings.simplefilter("always")
+            sessions = _discover(chosen, explicit=scope is not None, known=known)
+    finally:
+        said += listed
     if request is not None:
         whole_matches = [s for s in sessions if reference in (s.meta_id, s.title)]
         if whole_matches:
             source, request = reference, None
     try:
-        return find_session(source, sessions, scope), request
+        found = find_session(source, sessions, scope), request
     except BadInput:
+        unreadable = _unreadable_file(source, said)
+        give_again(
+            w
+            for w in said
+            if unreadable is None
+            or not (isinstance(w.message, SkippedFile) and w.message.path == unreadable.path)
+        )
+        if unreadable is not None:
+            raise BadInput(f"reading {unreadable.path}: {unreadable.reason}") from None
         if documents and ("/" in reference or "\\" in reference):
             raise BadInput(
                 f"no local session matches `{scrub(reference)}`, and no such file exists"
             ) from None
         raise
+    give_again(said)
+    return found
+
+
+def _unreadable_file(source: str, said: Held) -> SkippedFile | None:
+    """The one file a store skipped as unreadable whose name holds ``source``, when ``source``
+    names no session: the error then names that file, and why, rather than saying that no
+    session matches (and its warning is not given besides)."""
+    if not source:
+        return None
+    skipped = [
+        w.message
+        for w in said
+        if isinstance(w.message, SkippedFile) and source in os.path.basename(w.message.path)
+    ]
+    return skipped[0] if len({s.path for s in skipped}) == 1 else None
 
 
 def _document_format(from_harness: str | None) -> str | None:

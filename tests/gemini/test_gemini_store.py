@@ -322,6 +322,7 @@ def test_continue_into_gemini_stamps_a_fresh_date_and_prints_the_resume_command(
     repo = tmp_path / "repo"
     repo.mkdir()
     home = tmp_path / "gh"
+    (home / ".gemini").mkdir(parents=True)  # (a missing root is created with a note)
     result = run_cli(
         "continue",
         str(doc),

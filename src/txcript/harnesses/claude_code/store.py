@@ -30,7 +30,7 @@ from pathlib import Path
 
 import msgspec
 
-from txcript.diagnostics import warn
+from txcript.diagnostics import skipped, warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Meta
@@ -165,11 +165,11 @@ class ClaudeCodeStore:
         try:
             data, stat = read_regular_stat(path, limit=MAX_SESSION_FILE_BYTES)
         except TxcriptError as exc:
-            warn(f"skipping {path}: {exc}")
+            skipped(path, exc)
             return None
         if data.strip() and not data.lstrip().startswith(b"{"):
             # Not JSON lines at all: say which file, instead of the session silently missing.
-            warn(f"skipping {path}: not a Claude Code session file (no JSON records)")
+            skipped(path, "not a Claude Code session file (no JSON records)")
             return None
         scan = scan_bytes(data, path.stem)
         if scan.first is None or scan.is_sidechain_file:

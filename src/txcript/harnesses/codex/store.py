@@ -50,7 +50,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from txcript.diagnostics import warn
+from txcript.diagnostics import skipped, warn
 from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Text, prompt_title
@@ -351,10 +351,10 @@ class CodexStore:
                 compressed += 1
                 continue
             except TxcriptError as exc:
-                warn(f"skipping {path}: {exc}")
+                skipped(path, exc)
                 continue
             except _read_errors() as exc:
-                warn(f"skipping {path}: {exc}")
+                skipped(path, exc)
                 continue
             if scan is None:
                 continue

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from txcript.diagnostics import warn
+from txcript.diagnostics import skipped, warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.shared import backups
@@ -235,7 +235,7 @@ class CursorCliStore:
                 if meta is None:
                     meta = codec.to_common(self._chat(directory, with_blobs=True)).meta
             except TxcriptError as exc:
-                warn(f"skipping the Cursor CLI chat {directory}: {exc}")
+                skipped(directory, exc, "the Cursor CLI chat")
                 continue
             updated = None if chat.modified_ms is None else from_epoch_ms(chat.modified_ms)
             found.append(Discovered.from_meta(HARNESS, str(directory), meta, updated_at=updated))

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from txcript.diagnostics import warn
+from txcript.diagnostics import skipped, warn
 from txcript.errors import BadInput, Malformed, Unconvertible
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Block, Message, Meta, Text, Thinking, ToolResult, ToolUse, Transcript
@@ -237,7 +237,7 @@ class TranscriptStore:
             try:
                 transcript = to_common(self.load(str(path)))
             except (BadInput, OSError) as exc:
-                warn(f"skipping the Cursor agent transcript {path}: {exc}")
+                skipped(path, exc, "the Cursor agent transcript")
                 continue
             meta = transcript.meta
             last = transcript.messages[-1].timestamp if transcript.messages else None

@@ -48,7 +48,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from txcript.diagnostics import TranscriptWarning, warn
+from txcript.diagnostics import TranscriptWarning, skipped
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.shared import backups
@@ -293,7 +293,7 @@ class GeminiStore:
                 # A file named as Gemini names its chats that cannot be read is a damaged chat,
                 # not a stranger: say so rather than let it vanish from the list.
                 if found.path.name.startswith("session-") or found.parent is not None:
-                    warn(f"skipping {found.path}: {exc}")
+                    skipped(found.path, exc)
                 continue
             if found.project not in roots:
                 roots[found.project] = _project_root(found.project, registry)
