@@ -235,3 +235,53 @@ def test_cli_continue_delete_and_undo(run_cli: RunCli, tmp_path: Path) -> None:
     assert "undo the save of cursor_desktop session" in undone.stderr
     assert undone.stdout.startswith("undid the save of cursor_desktop session ")
     assert dump(db_path(root)) == before
+
+
+def _respace_sidebar(path: Path) -> None:
+    """What a tool that rewrites the sidebar values does: the same JSON, other spacing."""
+    conn = sqlite3.connect(path)
+    for key in (sidebar.PROJECTS_KEY, sidebar.MEMBERSHIP_KEY):
+        row = conn.execute("SELECT value FROM ItemTable WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            spaced = json.dumps(json.loads(row[0]), indent=4, ensure_ascii=True)
+            conn.execute("UPDATE ItemTable SET value = ? WHERE key = ?", (spaced, key))
+    conn.commit()
+    conn.close()
+
+
+def test_undo_compares_the_sidebar_entries_it_guards_by_their_json(tmp_path: Path) -> None:
+    """Regression: the undo hashed the session's own sidebar entries as bytes, so a tool that
+    rewrote the same values with other spacing made it refuse ("has changed since backup"),
+    and a project entry so respaced was kept as if the app had changed it."""
+    store = built(tmp_path, "3.16 app DDL, WAL")
+    before = dump(store.database)
+    store.save(make_body("fresh", cwd="/brand/new/project"), force=True)
+    backup = only_backup()
+    _respace_sidebar(store.database)
+    undo(backup.id)
+    after = dump(store.database)
+    for key in (sidebar.PROJECTS_KEY, sidebar.MEMBERSHIP_KEY):
+        assert json.loads(item(after, key) or "null") == json.loads(item(before, key) or "null")
+    assert "fresh" not in {d.reference for d in store.discover()}
+
+
+def test_a_backup_taken_before_entries_were_compared_by_json_still_undoes(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """Backups already on disk recorded the state hash over the entries' exact text."""
+    from txcript.harnesses.cursor_desktop import rowbackup
+
+    store = built(tmp_path, "3.16 app DDL, WAL")
+    store.save(make_body("fresh", cwd="/p"), force=True)
+    backup = only_backup()
+    conn = sqlite3.connect(store.database)
+    state = rowbackup.capture(conn, "fresh")
+    conn.close()
+    manifest = data_dir / "backups" / f"{backup.id}.json"
+    if not manifest.is_file():
+        (manifest,) = data_dir.rglob(f"{backup.id}.json")
+    document = json.loads(manifest.read_text())
+    document["after_hash"] = rowbackup.session_hashes(state, "fresh")[1]
+    manifest.write_text(json.dumps(document))
+    undo(backup.id)
+    assert "fresh" not in {d.reference for d in store.discover()}

@@ -16,9 +16,11 @@ and which entries of those JSON values the write added, changed or removed (by p
 composer id). :func:`undo` then:
 
 * refuses when the session's state no longer hashes as the write left it (the app kept working
-  in it), unless forced;
+  in it), unless forced. Its sidebar entries count by their parsed JSON, not their bytes: a
+  program that rewrites the same values with other spacing changed nothing;
 * replaces the session's rows by the stored ones, with their old rowids where those are free;
-* puts an ``ItemTable`` value back byte for byte when it is still exactly what the write left;
+* puts an ``ItemTable`` value back byte for byte when it still holds exactly what the write left
+  (the same parsed JSON);
   otherwise undoes only the write's own entries in it (removes the membership entry and the
   project a save added, puts back the entry a delete removed), leaving every other entry as the
   app left it. A project the write added stays when another session now belongs to it;
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +43,7 @@ from txcript.errors import StoreError
 from txcript.harnesses.cursor_desktop import database, sidebar
 from txcript.harnesses.cursor_desktop.database import ITEM_HEADERS_KEY, quote_identifier
 from txcript.shared import backup_rows, backups
+from txcript.shared.jsonutil import INVALID, try_loads
 from txcript.shared.text import shown
 
 ITEM_KEYS = (sidebar.PROJECTS_KEY, sidebar.MEMBERSHIP_KEY, ITEM_HEADERS_KEY)
@@ -346,6 +350,26 @@ def item_hash(row: Row | None) -> str:
     return digest.hexdigest()
 
 
+def canonical(text: str | None) -> str | None:
+    """JSON text as its parsed value, written one way (sorted keys, no spaces); None when it
+    is absent or not JSON. Two texts that read as the same value give the same string."""
+    if text is None:
+        return None
+    value = try_loads(text)
+    if value is INVALID:
+        return None
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def item_json_hash(row: Row | None) -> str | None:
+    """:func:`item_hash` of the value's parsed JSON (:func:`canonical`); None when it is not
+    JSON."""
+    text = canonical(value_text(row))
+    if text is None:
+        return None
+    return hashlib.sha256(b"item json\n" + text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def own_entries(state: State, cid: str) -> dict[str, str | None]:
     """The session's own entries in the sidebar membership and the 3.7 index (their text)."""
     found: dict[str, str | None] = {}
@@ -357,21 +381,46 @@ def own_entries(state: State, cid: str) -> dict[str, str | None]:
     return found
 
 
+def _entry_json(text: str) -> str:
+    """A sidebar entry's text (an array element, or an object member ``"key": value``) as its
+    parsed JSON written one way."""
+    stripped = text.strip()
+    if stripped.startswith('"'):
+        member = canonical("{" + stripped + "}")  # a member: the key and its value
+        if member is not None:
+            return member
+    return canonical(stripped) or text
+
+
+def _entry_or_none(text: str | None) -> str | None:
+    return None if text is None else _entry_json(text)
+
+
 def session_hash(state: State, cid: str) -> str:
+    """The hash of the session's rows and of its own sidebar entries by their parsed JSON."""
     known = state.hashes.get(cid)
     if known is None:
-        known = state.hashes[cid] = _session_hash(state, cid)
+        known = state.hashes[cid] = _session_hash(state, cid, parsed=True)
     return known
 
 
-def _session_hash(state: State, cid: str) -> str:
-    digest = hashlib.sha256(b"cursor_desktop session state v1\n")
+def session_hashes(state: State, cid: str) -> tuple[str, str]:
+    """:func:`session_hash`, and the hash backups taken before it read entries by parsed JSON
+    recorded (their entries' exact text): either one names the same state."""
+    return session_hash(state, cid), _session_hash(state, cid, parsed=False)
+
+
+def _session_hash(state: State, cid: str, *, parsed: bool) -> str:
+    version = b"v2" if parsed else b"v1"
+    digest = hashlib.sha256(b"cursor_desktop session state " + version + b"\n")
     for table in SESSION_TABLES:
         digest.update(f"table {table}\n".encode())
         for row in sorted(state.rows.get(table, []), key=lambda r: r[0]):
             _feed(digest, row)
     for key, text in own_entries(state, cid).items():
         digest.update(f"entry {key}\n".encode())
+        if text is not None and parsed:
+            text = _entry_json(text)
         digest.update(b"-" if text is None else b"+" + text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
@@ -444,7 +493,11 @@ def changes(before: State, after: State) -> dict[str, Any]:
                 )
                 if was != now:
                     entries[ident] = [was, old_ids.get(ident, 0), now]
-        result[key] = {"after": item_hash(new), "entries": entries}
+        result[key] = {
+            "after": item_hash(new),
+            "after_json": item_json_hash(new),
+            "entries": entries,
+        }
     return result
 
 
@@ -629,8 +682,13 @@ def _undo_items(
                 was is None and _still_used(conn, ident) for ident, (was, _, _) in entries.items()
             )
         )
-        if item_hash(now) == change.get("after") and not added_in_use:
-            # Untouched since the write: its exact old bytes and rowid come back.
+        after_json = change.get("after_json")
+        untouched = item_hash(now) == change.get("after") or (
+            after_json is not None and item_json_hash(now) == after_json
+        )
+        if untouched and not added_in_use:
+            # Untouched since the write (the same JSON, whatever its spacing): its exact old
+            # bytes and rowid come back.
             if now is not None:
                 conn.execute("DELETE FROM ItemTable WHERE rowid = ?", (now[0],))
             if old is not None:
@@ -648,7 +706,9 @@ def _undo_items(
                 if parsed is None or ident not in parsed[1]
                 else _span(parsed[0], parsed[1][ident])
             )
-            if key == sidebar.PROJECTS_KEY and current_entry != _after:
+            if key == sidebar.PROJECTS_KEY and _entry_or_none(current_entry) != _entry_or_none(
+                _after
+            ):
                 continue  # the app changed that project since: keep its version
             spliced = _splice(key, text, ident, was, int(position))
             if spliced is not None:
@@ -735,4 +795,4 @@ def committed(backup: backups.Backup, partial: Path) -> bool:
         return False
     cid = backup.session
     state = database.read(path, info, lambda conn, _schema: capture(conn, cid), busy_timeout=1.0)
-    return session_hash(state, cid) != backup.before_hash
+    return backup.before_hash not in session_hashes(state, cid)

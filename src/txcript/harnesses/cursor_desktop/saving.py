@@ -842,7 +842,7 @@ def undo(
     def unchanged(conn: sqlite3.Connection, schema: database.Schema) -> rowbackup.State:
         state = rowbackup.capture(conn, cid)
         captured.append(state)
-        if not force and rowbackup.session_hash(state, cid) != backup.after_hash:
+        if not force and backup.after_hash not in rowbackup.session_hashes(state, cid):
             raise StoreError(
                 f"session {shown(cid)} has changed since backup {backup.id} was taken (the app "
                 "kept working in it?); nothing was written. Pass --force to undo anyway, "
