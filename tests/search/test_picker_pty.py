@@ -13,6 +13,7 @@ import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -100,7 +101,7 @@ def _type_billing(stores: Path, keys: bytes, before: Callable[[], None] = lambda
         _read_until(leader, b"2/2")
         before()
         os.write(leader, b"billing")
-        _read_until(leader, b"1 matches")
+        _read_until(leader, b"1 match")
         os.write(leader, keys)
         tail = _drain(leader, process)
         assert process.wait(20) == 0, tail
@@ -231,3 +232,105 @@ def test_a_fitted_hit_line_fits_and_shows_a_match_that_fits(
     target = scrub(text, keep_offsets=True)[at:end]
     if width >= 3 and at < end and get_cwidth(target) + 2 <= width // 2:
         assert matched == target
+
+
+# ------------------------------------------------------ one row per session, scroll, preview
+
+
+def _many(root: Path, count: int) -> list[str]:
+    """``count`` sessions that each mention the invoice once, newest last; and one talkative
+    session (the oldest) that mentions it on forty lines."""
+    ids = [f"{n:08x}-0000-4000-8000-{n:012x}" for n in range(1, count + 1)]
+    talkative = "7a1c0000-0000-4000-8000-00000000abcd"
+    lines = [("user" if i % 2 == 0 else "assistant", f"invoice line {i}") for i in range(40)]
+    save_claude(root, transcript(talkative, lines, title="Talkative", day=0))
+    for day, session_id in enumerate(ids, start=1):
+        save_claude(
+            root,
+            transcript(
+                session_id,
+                [("user", "hello"), ("assistant", f"the invoice of day {day}"), ("user", "ok")],
+                day=day,
+            ),
+        )
+    return [*reversed(ids), talkative]
+
+
+def _picker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from txcript.cli.picker import _Picker
+    from txcript.search import DEFAULT_ORIGINS, indexed_sessions, open_index
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("TXCRIPT_CACHE_DIR", str(tmp_path / "cache"))
+    index = open_index()
+    return _Picker(indexed_sessions(index), index, DEFAULT_ORIGINS)
+
+
+def test_one_row_per_session_scrolls_to_every_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a row per matching line, capped at the window, so one talkative session
+    hid the others. Now each session is one row (its best line), and the cursor scrolls to the
+    last of them, matches beyond the first page fetched as it goes."""
+    from txcript.cli import picker as module
+
+    monkeypatch.setattr(module, "PAGE", 5)
+    newest_first = _many(tmp_path / "claude", 12)
+    state = _picker(tmp_path, monkeypatch)
+    try:
+        state.refresh("invoice", 4)
+        assert len({session.meta_id for session, _ in state.rows}) == len(state.rows)
+        for _ in range(40):
+            state.move(1, 4)
+        assert [session.meta_id for session, _ in state.rows] == newest_first
+        assert state.rows[state.selected][0].meta_id == newest_first[-1]  # the talkative one
+        drawn = "".join(text for _, text in state.render(100, 4))
+        assert drawn.count("\n") == 5 and "Talkative" in drawn  # the summary and 4 rows in view
+        state.refresh("invoice line", 4)  # a new pattern: back to the best match
+        assert (state.selected, state.top) == (0, 0)
+    finally:
+        state.index.close()
+
+
+def test_the_preview_shows_the_hit_in_context_and_its_message_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_claude(
+        tmp_path / "claude",
+        transcript(
+            FIRST,
+            [("user", "start here"), ("assistant", "the zebra is here"), ("user", "after it")],
+        ),
+    )
+    state = _picker(tmp_path, monkeypatch)
+    try:
+        state.refresh("zebra", 5)
+        row = "".join(text for _, text in state.render(120, 5)).split("\n")[1]
+        assert "#2" in row  # the hit's message, as `view` numbers it
+        shown = state.preview(100, 6)
+        text = "".join(part for _, part in shown)
+        assert text.splitlines()[0].startswith(f"── txcript view {FIRST}#2 ")
+        assert [line.split()[0] for line in text.splitlines()[1:]] == ["#1", "#2", "#3"]
+        assert "start here" in text and "after it" in text
+        assert [part for style, part in shown if "match" in style] == ["zebra"]
+    finally:
+        state.index.close()
+
+
+def test_scrolling_in_a_real_terminal_reaches_the_oldest_match(tmp_path: Path) -> None:
+    """In a 20-line terminal, 30 matching sessions: page down to the last and Enter."""
+    newest_first = _many(tmp_path / "claude", 30)
+    (tmp_path / "work").mkdir()
+    process, leader = _spawn(tmp_path)
+    try:
+        _read_until(leader, b"/31")
+        os.write(leader, b"invoice")
+        _read_until(leader, b" matches")
+        os.write(leader, b"\x1b[6~" * 8)  # page down, past the end
+        time.sleep(0.5)
+        os.write(leader, b"\r")
+        tail = _drain(leader, process)
+        assert process.wait(20) == 0, tail
+    finally:
+        os.close(leader)
+    assert (tmp_path / "argv").read_text().splitlines() == [f"--resume={newest_first[-1]}"]

@@ -19,12 +19,12 @@ from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout import Dimension, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from txcript.cli.output import pad
+from txcript.cli.output import cut, pad
 from txcript.diagnostics import give_again
 from txcript.harnesses.base import Discovered
 from txcript.shared.text import scrub
@@ -39,7 +39,16 @@ _STYLE = Style.from_dict(
 )
 
 
+#: Matching sessions fetched at first; scrolling near the end fetches as many again.
+PAGE = 100
+#: Lines of context the preview shows around the hit, at most (it fits the pane).
+_CONTEXT_LINES = 40
+
+
 class _Picker:
+    """What the picker shows: one row per session (its best line for the pattern), scrolled
+    to keep the cursor in view, and the cursor's hit in context in the preview pane."""
+
     def __init__(
         self,
         sessions: list[Discovered],
@@ -55,24 +64,57 @@ class _Picker:
         #: Warnings met while the picker owns the screen, shown once it is gone.
         self.warnings: list[warnings.WarningMessage] = []
         self.selected = 0
+        #: The first row shown (the list scrolls to keep :attr:`selected` in view).
+        self.top = 0
         self.rows: list[tuple[Discovered, Any]] = []
         self.summary = ""
+        self.text = ""
+        #: How many matching sessions to fetch; :meth:`more` raises it while scrolling.
+        self.limit = PAGE
+        #: Whether the last search may have left matching sessions out (it filled the limit).
+        self.partial = False
+        self._previews: dict[tuple[str, str, str], list[Any]] = {}
 
-    def refresh(self, text: str, height: int) -> None:
-        visible = max(1, height)
+    def refresh(self, text: str, height: int | None = None) -> None:
+        """Show the sessions matching ``text`` (every session when it is blank). A new pattern
+        puts the cursor back on the best match; ``height`` is the list's rows, when known."""
+        if text != self.text:
+            self.selected = self.top = 0
+            self.limit = PAGE
+        self.text = text
         if not text.strip():
-            self.rows = [(s, None) for s in self.sessions[:visible]]
+            self.rows = [(s, None) for s in self.sessions]
+            self.partial = False
             self.summary = f"{len(self.rows)}/{len(self.sessions)}"
         else:
-            matches = self._search(text, visible)
-            hits = [(m.session, h, m.score, rank) for rank, m in enumerate(matches) for h in m.hits]
-            hits.sort(key=lambda item: (-item[1].score, item[3]))
-            self.rows = [(session, hit) for session, hit, _, _ in hits[:visible]]
-            full = "+" if len(self.rows) >= visible else ""
-            self.summary = f"{len(self.rows)}{full} matches"
+            matches = self._search(text, self.limit)
+            self.rows = [(m.session, _best(m.hits)) for m in matches]
+            self.partial = len(matches) >= self.limit
+            count = f"{len(self.rows)}{'+' if self.partial else ''}"
+            self.summary = f"{count} {'match' if count == '1' else 'matches'}"
         self.selected = min(self.selected, max(0, len(self.rows) - 1))
+        if height is not None:
+            self.scroll(height)
 
-    def _search(self, text: str, visible: int) -> list[Any]:
+    def move(self, step: int, height: int) -> None:
+        """Move the cursor ``step`` rows (negative: up), fetching more matches when it nears
+        the end of those found so far."""
+        self.selected = max(0, min(len(self.rows) - 1, self.selected + step))
+        if self.partial and self.selected >= len(self.rows) - max(1, height):
+            self.limit = max(self.limit * 2, self.selected + 2 * height)
+            self.refresh(self.text)
+            self.selected = max(0, min(len(self.rows) - 1, self.selected))
+        self.scroll(height)
+
+    def scroll(self, height: int) -> None:
+        height = max(1, height)
+        if self.selected < self.top:
+            self.top = self.selected
+        elif self.selected >= self.top + height:
+            self.top = self.selected - height + 1
+        self.top = max(0, min(self.top, max(0, len(self.rows) - height)))
+
+    def _search(self, text: str, limit: int) -> list[Any]:
         """The matches for ``text``. The index is read as the user types, long after it was
         opened: damage met then (a part that does not decode, tables another txcript dropped)
         goes on as ``txcript query`` does, on a new or in-memory index built again, with one
@@ -87,8 +129,8 @@ class _Picker:
                 self.sessions,
                 text,
                 origins=self.origins,
-                limit=visible,
-                hits_per_session=visible,
+                limit=limit,
+                hits_per_session=1,
                 scan_limit=SCAN_LIMIT,
             )
 
@@ -98,9 +140,11 @@ class _Picker:
         self.warnings += caught
         return matches
 
-    def render(self, width: int) -> StyleAndTextTuples:
+    def render(self, width: int, height: int | None = None) -> StyleAndTextTuples:
+        """The summary line and the rows in view (every row when ``height`` is None)."""
         out: StyleAndTextTuples = [("class:dim", self.summary + "\n")]
-        for position, (session, hit) in enumerate(self.rows):
+        shown = self.rows if height is None else self.rows[self.top : self.top + max(1, height)]
+        for position, (session, hit) in enumerate(shown, start=0 if height is None else self.top):
             marker = "▌" if position == self.selected else " "
             when = session.timestamp.strftime("%m-%d %H:%M")
             ident = pad(scrub(session.meta_id), 8)
@@ -111,12 +155,76 @@ class _Picker:
             out.append(("class:dim " + style, f"{when} {ident} "))
             out.append((style, label))
             if hit is not None:
-                used = 1 + 12 + 12 + 9 + 24 + 13
-                out.append(("class:dim " + style, f" {hit.origin:>11} "))
+                used = 1 + 12 + 12 + 9 + 24 + 7
+                out.append(("class:dim " + style, f" {_number(hit):>5} "))
                 for text, matched in _fitted(hit.line, hit.highlights, width - used):
                     out.append(("class:match " + style if matched else style, text))
             out.append(("", "\n"))
         return out
+
+    # -- the preview pane --------------------------------------------------------------------
+    def preview(self, width: int, height: int) -> StyleAndTextTuples:
+        """The cursor's session around its hit (its start without a pattern), as ``view`` would
+        show it, under a title naming the ``view ID#N`` that shows it whole."""
+        if not self.rows or height < 2:
+            return []
+        session, hit = self.rows[self.selected]
+        number = None if hit is None or hit.message is None else hit.message + 1
+        where = f"{scrub(session.meta_id)}#{number}" if number else scrub(session.meta_id)
+        out: StyleAndTextTuples = [("class:dim", cut(f"── txcript view {where} ", width) + "\n")]
+        lines = self._lines(session)
+        if hit is None or hit.message is not None:  # (the title and cwd lines: not said)
+            lines = [line for line in lines if line.message is not None]
+        at = next((i for i, line in enumerate(lines) if hit is not None and _is_hit(line, hit)), 0)
+        room = height - 1
+        first = max(0, min(at - room // 3, len(lines) - room))
+        for line in lines[first : first + room]:
+            label = f"#{line.message + 1}" if line.message is not None else "meta"
+            head = f"{label:>5} {line.origin[:11]:<11} "
+            style = "class:selected" if hit is not None and _is_hit(line, hit) else ""
+            out.append(("class:dim " + style, head))
+            text = " ".join(scrub(line.text).split())
+            spans = hit.highlights if hit is not None and _is_hit(line, hit) else ()
+            for part, matched in _fitted(line.text if spans else text, spans, width - len(head)):
+                out.append(("class:match " + style if matched else style, part))
+            out.append(("", "\n"))
+        return out
+
+    def _lines(self, session: Discovered) -> list[Any]:
+        key = (session.harness, session.meta_id, session.reference)
+        held = self._previews.get(key)
+        if held is None:
+            held = []
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    doc = self.index.doc_of(session)
+                    if doc is not None:
+                        held = self.index.lines_of(doc, self.origins)[: 20 * _CONTEXT_LINES]
+                except Exception:  # a preview is a courtesy: an unreadable part shows nothing
+                    held = []
+            self.warnings += caught
+            self._previews[key] = held
+        return held
+
+
+def _best(hits: Any) -> Any:
+    """A session's best hit (the first of the best-scoring ones), or None."""
+    return max(hits, key=lambda hit: hit.score) if hits else None
+
+
+def _number(hit: Any) -> str:
+    """The hit's message number as ``view`` numbers messages (``#N``), or ``meta``."""
+    return "meta" if hit.message is None else f"#{hit.message + 1}"
+
+
+def _is_hit(line: Any, hit: Any) -> bool:
+    return (line.message, line.block, line.origin, line.text) == (
+        hit.message,
+        hit.block,
+        hit.origin,
+        hit.line,
+    )
 
 
 #: Cells shown before a match that the cut would otherwise hide (at most half the room left).
@@ -171,29 +279,39 @@ def pick(state: _Picker) -> Discovered | None:
     query = Buffer(multiline=False)
     keys = KeyBindings()
 
-    def rows_visible() -> int:
+    def size() -> tuple[int, int]:
         app = get_app_or_none()
-        height = app.output.get_size().rows if app is not None else 24
-        return max(1, height - 2)
+        if app is None:
+            return 24, 80
+        shape = app.output.get_size()
+        return shape.rows, shape.columns
 
-    def width() -> int:
-        app = get_app_or_none()
-        return app.output.get_size().columns if app is not None else 80
+    def preview_rows() -> int:
+        """The preview pane's rows: a third of the screen, none on a short terminal."""
+        rows = size()[0]
+        return 0 if rows < 12 else max(3, (rows - 2) // 3)
+
+    def rows_visible() -> int:
+        return max(1, size()[0] - 2 - preview_rows())
 
     def changed(_: Buffer) -> None:
         state.refresh(query.text, rows_visible())
 
     query.on_text_changed += changed
 
-    @keys.add("up")
-    @keys.add("c-p")
-    def _up(event: KeyPressEvent) -> None:
-        state.selected = max(0, state.selected - 1)
+    def step(count: int) -> Callable[[KeyPressEvent], None]:
+        def move(event: KeyPressEvent) -> None:
+            page = rows_visible()
+            state.move(count if abs(count) == 1 else (page if count > 0 else -page), page)
 
-    @keys.add("down")
-    @keys.add("c-n")
-    def _down(event: KeyPressEvent) -> None:
-        state.selected = min(max(0, len(state.rows) - 1), state.selected + 1)
+        return move
+
+    keys.add("up")(step(-1))
+    keys.add("c-p")(step(-1))
+    keys.add("down")(step(1))
+    keys.add("c-n")(step(1))
+    keys.add("pageup")(step(-2))
+    keys.add("pagedown")(step(2))
 
     @keys.add("enter")
     def _enter(event: KeyPressEvent) -> None:
@@ -217,7 +335,11 @@ def pick(state: _Picker) -> Discovered | None:
                     height=1,
                     get_line_prefix=lambda *_: [("class:prompt", "> ")],
                 ),
-                Window(FormattedTextControl(lambda: state.render(width()))),
+                Window(FormattedTextControl(lambda: state.render(size()[1], rows_visible()))),
+                Window(
+                    FormattedTextControl(lambda: state.preview(size()[1], preview_rows())),
+                    height=lambda: Dimension.exact(preview_rows()),
+                ),
             ]
         ),
         focused_element=query,

@@ -845,6 +845,11 @@ class Index:
             # Damage met this late is a corrupt cache: the caller degrades on DatabaseError.
             raise sqlite3.DatabaseError(f"search index part unreadable: {exc}") from None
 
+    def doc_of(self, session: Discovered) -> int | None:
+        """The doc the index holds ``session`` under, or None."""
+        held = self._docs_of(session.harness).get(session_key(session))
+        return None if held is None else held[0]
+
     def lines_of(self, doc: int, origins: frozenset[str]) -> list[StoredLine]:
         """The session's lines of ``origins``, in transcript order."""
         codes = {ORIGIN_CODE[o] for o in origins}
