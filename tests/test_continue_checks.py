@@ -175,7 +175,7 @@ def test_help_explains_force_and_replace(run_cli: RunCli) -> None:
             "from documents, not written into them (use `txcript export --format common` to "
             "write one)",
         ),
-        ("nope", f"unknown harness `nope`; expected one of: {WORKING}"),
+        ("nope", f"unknown harness `nope` (expected one of: {WORKING})"),
     ],
 )
 def test_refused_targets_are_bad_input_and_write_nothing(

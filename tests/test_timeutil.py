@@ -26,8 +26,39 @@ def test_rfc3339_bounds_are_taken_as_given_and_anything_else_is_bad_input() -> N
     assert parse_when("2026-08-18T10:00:00+02:00", end_of_day=True) == datetime(
         2026, 8, 18, 8, tzinfo=UTC
     )
-    with pytest.raises(BadInput, match="neither RFC3339"):
-        parse_when("yesterday", end_of_day=False)
+    with pytest.raises(BadInput, match="is not a time: use RFC 3339"):
+        parse_when("last tuesday", end_of_day=False)
+
+
+def test_relative_bounds_and_zoneless_times_are_taken_as_a_user_means_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--since 7d`` and ``--since yesterday`` were bad input, and so was a time without a
+    zone (``2026-08-18 10:00``); a zone-less time is local, as a bare date already was."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        before = datetime.now(UTC)
+        week = parse_when("7d", end_of_day=False)
+        assert before - timedelta(days=7, seconds=5) < week <= datetime.now(UTC) - timedelta(days=7)
+        assert parse_when("12h", end_of_day=True) <= datetime.now(UTC) - timedelta(hours=12)
+        assert parse_when("2026-08-18 10:00", end_of_day=False) == datetime(
+            2026, 8, 18, 1, tzinfo=UTC
+        )
+        assert parse_when("2026-08-18T10:00:30", end_of_day=True) == datetime(
+            2026, 8, 18, 1, 0, 30, tzinfo=UTC
+        )
+        local_today = datetime.now().astimezone().date()
+        start = parse_when("yesterday", end_of_day=False).astimezone()
+        end = parse_when("yesterday", end_of_day=True).astimezone()
+        assert start.date() == end.date() == local_today - timedelta(days=1)
+        assert (start.hour, start.minute, end.hour, end.minute) == (0, 0, 23, 59)
+        assert parse_when("today", end_of_day=False).astimezone().date() == local_today
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 @pytest.mark.parametrize(

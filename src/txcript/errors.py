@@ -34,8 +34,19 @@ class Malformed(BadInput):
 
 class UnknownHarness(BadInput):
     def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(f"unknown harness `{name}`; expected one of: {', '.join(known)}")
+        close = did_you_mean(name, known)
+        hint = f"; did you mean {close}?" if close else ""
+        super().__init__(f"unknown harness `{name}`{hint} (expected one of: {', '.join(known)})")
         self.name = name
+
+
+def did_you_mean(word: str, choices: list[str]) -> str | None:
+    """The choice ``word`` is most likely a typo of (``cursr`` → ``cursor``), or None."""
+    import difflib
+
+    wanted = word.strip().lower().replace("-", "_")
+    found = difflib.get_close_matches(wanted, choices, n=1, cutoff=0.6)
+    return found[0] if found else None
 
 
 class Unconvertible(TxcriptError):

@@ -636,6 +636,13 @@ def _resolve(
         )
         if unreadable is not None:
             raise BadInput(f"reading {unreadable.path}: {unreadable.reason}") from None
+        elsewhere = _held_elsewhere(source, scope) if scope is not None else []
+        if elsewhere:
+            named = " or ".join(f"--from {h}" for h in elsewhere)
+            raise BadInput(
+                f"no local {scope} session matches `{scrub(source)}`; a {elsewhere[0]} session "
+                f"has that id (did you mean {named}?)"
+            ) from None
         if documents and ("/" in reference or "\\" in reference):
             raise BadInput(
                 f"no local session matches `{scrub(reference)}`, and no such file exists"
@@ -643,6 +650,19 @@ def _resolve(
         raise
     give_again(said)
     return found
+
+
+def _held_elsewhere(source: str, scope: str) -> list[str]:
+    """The other harnesses holding a session whose id starts with ``source`` (for ``--from
+    cursor`` given a Cursor desktop id), by their direct lookups; their warnings are not given
+    (this only shapes an error)."""
+    if not source:
+        return []
+    others = [h for h in harnesses.with_stores() if h.id != scope]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        matches, _, _ = _looked_up(source, others, {})
+    return list(dict.fromkeys(m.harness for m in matches or ()))
 
 
 def _unreadable_file(source: str, said: Held) -> SkippedFile | None:

@@ -45,9 +45,10 @@ def test_a_pattern_that_is_not_utf8_finds_nothing_instead_of_failing(
     UnicodeEncodeError", exit 1. No stored line can hold one, so it matches nothing."""
     save_claude(stores / "claude", transcript(ONE, [("user", "fix the parser")]))
     human = run_cli("query", "pars\udcffer", env=_env(stores))
-    assert (human.code, human.stdout, human.stderr) == (0, "no matches for `pars\ufffder`\n", "")
+    # (Exit 1: nothing matched.)
+    assert (human.code, human.stdout, human.stderr) == (1, "no matches for `pars\ufffder`\n", "")
     machine = run_cli("query", "\udced\udca0\udc80abc", "--json", env=_env(stores))
-    assert (machine.code, machine.stdout, machine.stderr) == (0, "[]\n", "")
+    assert (machine.code, machine.stdout, machine.stderr) == (1, "[]\n", "")
 
 
 def test_a_pattern_holding_a_nul_is_searched_for(stores: Path) -> None:
@@ -97,9 +98,10 @@ def test_the_first_and_last_dates_are_bounds_not_internal_errors(
     OverflowError), exit 1. It is now as far as a bound goes."""
     save_claude(stores / "claude", transcript(ONE, [("user", "fix the parser")]))
     done = run_cli("query", "parser", bound, day, "--json", env={**_env(stores), "TZ": zone})
-    assert done.code == 0, done.stderr
+    nothing = (bound, day) == ("--until", "0001-01-01")
+    assert done.code == (1 if nothing else 0), done.stderr  # (1: nothing matched)
     found = [row["id"] for row in json.loads(done.stdout)]
-    assert found == ([] if (bound, day) == ("--until", "0001-01-01") else [ONE])
+    assert found == ([] if nothing else [ONE])
 
 
 def test_since_after_until_is_bad_input(stores: Path, run_cli: RunCli) -> None:

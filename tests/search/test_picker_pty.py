@@ -93,9 +93,11 @@ def stores(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _type_billing(stores: Path, keys: bytes, before: Callable[[], None] = lambda: None) -> bytes:
+def _type_billing(
+    stores: Path, keys: bytes, before: Callable[[], None] = lambda: None, code: int = 0
+) -> bytes:
     """Open the picker, run ``before`` once it lists both sessions, type ``billing``, press
-    ``keys`` once it shows its one match; what it wrote from then on (it must exit 0)."""
+    ``keys`` once it shows its one match; what it wrote from then on (it must exit ``code``)."""
     process, leader = _spawn(stores)
     try:
         _read_until(leader, b"2/2")
@@ -104,7 +106,7 @@ def _type_billing(stores: Path, keys: bytes, before: Callable[[], None] = lambda
         _read_until(leader, b"1 match")
         os.write(leader, keys)
         tail = _drain(leader, process)
-        assert process.wait(20) == 0, tail
+        assert process.wait(20) == code, tail
     finally:
         os.close(leader)
     return tail
@@ -116,14 +118,16 @@ def test_type_move_and_enter_continues_the_pick(stores: Path) -> None:
     assert b"\x1b[?1049l" in tail  # the alternate screen was left
 
 
-def test_escape_cancels_and_restores_the_terminal(stores: Path) -> None:
+@pytest.mark.parametrize("key", [b"\x1b", b"\x03"], ids=["esc", "ctrl-c"])
+def test_escape_cancels_exits_130_and_restores_the_terminal(stores: Path, key: bytes) -> None:
+    """Esc or ctrl-c leaves with 130, as fzf does (it exited 0, as if a pick had run)."""
     process, leader = _spawn(stores)
     try:
         before = termios.tcgetattr(leader)
         _read_until(leader, b"2/2")
-        os.write(leader, b"\x1b")
+        os.write(leader, key)
         tail = _drain(leader, process)
-        assert process.wait(20) == 0, tail
+        assert process.wait(20) == 130, tail
         assert termios.tcgetattr(leader)[3] == before[3]  # local modes (echo, icanon) are back
     finally:
         os.close(leader)
@@ -201,7 +205,7 @@ def test_damage_met_while_typing_goes_on_with_one_warning(stores: Path) -> None:
         conn.commit()
         conn.close()
 
-    tail = _type_billing(stores, b"\x1b", before=damage)
+    tail = _type_billing(stores, b"\x1b", before=damage, code=130)
     assert b"Traceback" not in tail
     left = tail.rindex(b"\x1b[?1049l")
     assert tail[left:].count(b"txcript: warning: search cache damaged") == 1

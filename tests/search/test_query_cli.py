@@ -51,8 +51,11 @@ def test_query_human_output_and_no_matches(run_cli: RunCli, tmp_path: Path) -> N
     assert head.startswith(f"claude_code  {SID}  2026-11-01 09:00  ")
     assert hit.startswith("  [       user] fix the parser")
     assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    # Nothing matched: exit 1, as grep and ripgrep (it was 0); --json still prints its array.
     nothing = run_cli("query", "zzqqxx", env=_env(tmp_path))
-    assert (nothing.code, nothing.stdout) == (0, "no matches for `zzqqxx`\n")
+    assert (nothing.code, nothing.stdout) == (1, "no matches for `zzqqxx`\n")
+    empty = run_cli("query", "zzqqxx", "--json", env=_env(tmp_path))
+    assert (empty.code, empty.stdout) == (1, "[]\n")
 
 
 def test_query_colours_as_list_does(run_cli: RunCli, tmp_path: Path) -> None:
@@ -219,7 +222,7 @@ def test_an_unknown_or_storeless_harness_names_the_ones_with_a_store(
     unknown = run_cli(*command, "--from", "nope", env={"TXCRIPT_CACHE_DIR": str(cache)})
     assert not cache.exists()  # refused before the search index is created
     assert (unknown.code, unknown.stdout) == (2, "")
-    assert unknown.stderr == f"txcript: error: unknown harness `nope`; expected one of: {stores}\n"
+    assert unknown.stderr == f"txcript: error: unknown harness `nope` (expected one of: {stores})\n"
     storeless = run_cli(*command, "--from", "simple")
     assert (storeless.code, storeless.stdout) == (2, "")
     assert storeless.stderr == (

@@ -43,6 +43,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: What users of other tools type for a command, and the command it is here.
+ALIASES = {
+    "ls": "list",
+    "show": "view",
+    "cat": "view",
+    "read": "view",
+    "search": "query",
+    "find": "query",
+    "grep": "query",
+    "rm": "delete",
+    "resume": "continue",
+    "cont": "continue",
+}
+
+
 class WorkflowGroup(click.Group):
     """The commands of :data:`COMMANDS`, in that order, each imported when first asked for
     (click's lazy-loading group: ``list_commands`` names them, ``get_command`` loads one)."""
@@ -63,6 +78,20 @@ class WorkflowGroup(click.Group):
             attach_completion(command)
         self.commands[cmd_name] = command
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A command by name; an unknown one is a usage error that says which was meant
+        (``ls`` → ``list``, ``viwe`` → ``view``)."""
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            from txcript.errors import did_you_mean
+
+            meant = ALIASES.get(name.lower()) or did_you_mean(name, list(COMMANDS))
+            hint = f" Did you mean `txcript {meant}`?" if meant else ""
+            ctx.fail(f"No such command '{scrub(name)}'.{hint}")
+        return super().resolve_command(ctx, args)
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from txcript.cli.output import FORMAT_IDS

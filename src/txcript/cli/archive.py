@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from txcript.cli.output import WHEN_FORMS
 from txcript.shared.text import scrub
 
 
@@ -30,7 +31,7 @@ class _Progress:
 )
 @click.option("--from", "from_", multiple=True, metavar="H", help="Only this harness (repeatable).")
 @click.option("--cwd", metavar="DIR", help="Only sessions whose cwd is DIR or under it.")
-@click.option("--since", metavar="WHEN", help="Started at or after (RFC 3339 or YYYY-MM-DD).")
+@click.option("--since", metavar="WHEN", help=f"Started at or after ({WHEN_FORMS}).")
 def archive_command(out: str, from_: tuple[str, ...], cwd: str | None, since: str | None) -> None:
     """Write a static site: index.html listing every matching session, one page per session.
 

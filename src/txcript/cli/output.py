@@ -47,6 +47,10 @@ colour_option = click.option(
 )
 
 
+#: What ``--since``/``--until`` take, for their help.
+WHEN_FORMS = "RFC 3339, a local date or date and time, today, yesterday, or a span ago: 7d, 12h"
+
+
 def _harness_ids(*, store: bool = False, write: bool = False) -> str:
     from txcript import harnesses
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import warnings
 from collections.abc import Callable
 from datetime import datetime
@@ -74,6 +75,8 @@ class _Picker:
         #: Whether the last search may have left matching sessions out (it filled the limit).
         self.partial = False
         self._previews: dict[tuple[str, str, str], list[Any]] = {}
+        #: The user left with Esc or ctrl-c (the picker then exits 130, as fzf does).
+        self.cancelled = False
 
     def refresh(self, text: str, height: int | None = None) -> None:
         """Show the sessions matching ``text`` (every session when it is blank). A new pattern
@@ -321,6 +324,7 @@ def pick(state: _Picker) -> Discovered | None:
     @keys.add("escape", eager=True)
     @keys.add("c-c")
     def _cancel(event: KeyPressEvent) -> None:
+        state.cancelled = True
         event.app.exit(result=None)
 
     @keys.add("c-u")
@@ -386,6 +390,8 @@ def run_picker(
         index.close()
     give_again(state.warnings)
     if picked is None:
+        if state.cancelled:
+            sys.exit(130)  # Esc or ctrl-c, as fzf exits
         return
     continue_and_resume(
         picked.meta_id, with_harness=with_harness, from_harness=picked.harness, documents=False

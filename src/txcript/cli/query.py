@@ -10,6 +10,7 @@ import click
 
 from txcript.cli.output import (
     DIM,
+    WHEN_FORMS,
     colour_enabled,
     colour_option,
     cut,
@@ -87,8 +88,8 @@ class _QueryCommand(click.Command):
 @click.option("--with", "with_", metavar="H", help="Picker: continue the pick in this harness.")
 @click.option("--cwd", metavar="DIR", help="Only sessions whose cwd is DIR or under it.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--since", metavar="WHEN", help="Started at or after (RFC 3339 or YYYY-MM-DD).")
-@click.option("--until", metavar="WHEN", help="Started at or before (RFC 3339 or YYYY-MM-DD).")
+@click.option("--since", metavar="WHEN", help=f"Started at or after ({WHEN_FORMS}).")
+@click.option("--until", metavar="WHEN", help=f"Started at or before ({WHEN_FORMS}).")
 @click.option(
     "--origin",
     "origins",
@@ -114,7 +115,8 @@ def query_command(
 
     PATTERN: words that must all match one line, fuzzily; 'exact, ^prefix, suffix$ and !not
     narrow it; case matters only when the pattern has a capital. Without PATTERN on a terminal,
-    an interactive picker searches as you type and Enter continues the pick.
+    an interactive picker searches as you type and Enter continues the pick. Exits 1 when
+    nothing matches, and 130 when the picker is left with Esc or ctrl-c.
 
     \b
     Examples:
@@ -155,9 +157,11 @@ def query_command(
     )
     if as_json:
         click.echo(json_text([_match_row(m) for m in matches]))
-        return
-    if not matches:
+    elif not matches:
         click.echo(f"no matches for `{scrub(pattern)}`")
+    if not matches:
+        sys.exit(1)  # as grep and ripgrep: nothing matched
+    if as_json:
         return
     lines: list[tuple[str | tuple[str, str], ...]] = []
     for match in matches:

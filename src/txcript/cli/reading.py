@@ -10,6 +10,7 @@ import click
 from txcript.cli.output import (
     FORMAT_IDS,
     STORE_IDS,
+    WHEN_FORMS,
     colour_enabled,
     colour_option,
     echo_lines,
@@ -62,8 +63,8 @@ def harnesses_command(as_json: bool) -> None:
     help="Only sessions of this source kind (repeatable), e.g. Hermes's cli, telegram, cron.",
 )
 @click.option("-n", "--limit", type=click.IntRange(min=0), metavar="N", help="At most N rows.")
-@click.option("--since", metavar="WHEN", help="Started at or after (RFC 3339 or YYYY-MM-DD).")
-@click.option("--until", metavar="WHEN", help="Started at or before (RFC 3339 or YYYY-MM-DD).")
+@click.option("--since", metavar="WHEN", help=f"Started at or after ({WHEN_FORMS}).")
+@click.option("--until", metavar="WHEN", help=f"Started at or before ({WHEN_FORMS}).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array (text kept exactly).")
 @click.argument("path", required=False, metavar="[PATH]")
 @colour_option

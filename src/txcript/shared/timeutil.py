@@ -111,20 +111,50 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+#: ``7d``, ``12h``, ``30m``, ``45s``, ``2w``: that long before now.
+_AGO = re.compile(r"(\d{1,6})\s*([smhdw])\Z")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+#: A date and time with no zone (``2026-08-18T10:00``, ``2026-08-18 10:00:30``): local time.
+_LOCAL = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?\Z")
+
+
 def parse_when(value: str, *, end_of_day: bool) -> datetime:
-    """A ``--since``/``--until`` bound: RFC 3339, or a bare ``YYYY-MM-DD`` in local time (its
-    midnight, or with ``end_of_day`` its last second)."""
+    """A ``--since``/``--until`` bound: RFC 3339; a date and time with no zone, in local time;
+    a bare ``YYYY-MM-DD``, ``today`` or ``yesterday`` in local time (its midnight, or with
+    ``end_of_day`` its last microsecond); or a span before now (``7d``, ``12h``, ``2w``)."""
     parsed = parse_rfc3339(value)
     if parsed is not None:
         return parsed
-    try:
-        day = datetime.strptime(value, "%Y-%m-%d")
-    except ValueError:
-        raise BadInput(
-            f"`{value}` is neither RFC3339 (2026-08-18T10:00:00Z) nor a date (2026-08-18)"
-        ) from None
+    text = value.strip().lower()
+    ago = _AGO.match(text)
+    if ago is not None:
+        return now() - timedelta(**{_UNITS[ago.group(2)]: int(ago.group(1))})
+    if _LOCAL.match(text):
+        try:
+            return _local(datetime.fromisoformat(text.replace(" ", "T").replace("t", "T")))
+        except ValueError:  # not a date (month 13 …)
+            pass
+    if text in ("today", "yesterday"):
+        local_now = datetime.now().astimezone()
+        day = datetime(local_now.year, local_now.month, local_now.day)
+        if text == "yesterday":
+            day -= timedelta(days=1)
+    else:
+        try:
+            day = datetime.strptime(value, "%Y-%m-%d")
+        except ValueError:
+            raise BadInput(
+                f"`{value}` is not a time: use RFC 3339 (2026-08-18T10:00:00Z), a local date and "
+                "time (2026-08-18 10:00), a date (2026-08-18), today, yesterday, or a span "
+                "before now (7d, 12h, 2w)"
+            ) from None
     if end_of_day:  # its last microsecond: a session started at 23:59:59.5 is that day's
         day += timedelta(days=1, microseconds=-1)
+    return _local(day)
+
+
+def _local(day: datetime) -> datetime:
+    """A naive local time as the instant it names (UTC)."""
     try:
         return day.astimezone().astimezone(UTC)
     except (OverflowError, ValueError):
