@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("doctor", "doctor_command"),
     "mcp": ("serve", "mcp_command"),
     "completion": ("serve", "completion_command"),
+    "init": ("shell", "init_command"),
     "demo": ("demo", "demo_command"),
 }
 
