@@ -95,9 +95,10 @@ class WorkflowGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from txcript.cli.output import FORMAT_IDS
+        from txcript.cli.output import STORE_IDS
 
-        self.epilog = f"harnesses: {FORMAT_IDS}"
+        # (Common and Simple are document formats, for export and convert: not harnesses.)
+        self.epilog = f"harnesses: {STORE_IDS}"
         super().format_epilog(ctx, formatter)
 
 

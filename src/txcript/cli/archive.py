@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from txcript.cli.output import WHEN_FORMS
+from txcript.cli.output import STORE_IDS, WHEN_FORMS
 from txcript.shared.text import scrub
 
 
@@ -29,7 +29,13 @@ class _Progress:
 @click.option(
     "--out", required=True, metavar="DIR", help="The site's directory (new, or made by archive)."
 )
-@click.option("--from", "from_", multiple=True, metavar="H", help="Only this harness (repeatable).")
+@click.option(
+    "--from",
+    "from_",
+    multiple=True,
+    metavar="H",
+    help=f"Only this harness (repeatable): {STORE_IDS}.",
+)
 @click.option("--cwd", metavar="DIR", help="Only sessions whose cwd is DIR or under it.")
 @click.option("--since", metavar="WHEN", help=f"Started at or after ({WHEN_FORMS}).")
 def archive_command(out: str, from_: tuple[str, ...], cwd: str | None, since: str | None) -> None:
@@ -37,6 +43,12 @@ def archive_command(out: str, from_: tuple[str, ...], cwd: str | None, since: st
 
     Re-running it re-renders only the sessions that changed since (by their store's change
     cursor). Pages of sessions that no longer match are kept.
+
+    \b
+    Examples:
+      txcript archive --out ~/sessions-site
+      txcript archive --out ./site --from claude_code --since 30d
+      txcript archive --out ./site --cwd ~/src/acme
     """
     from txcript.operations import archive_sessions
     from txcript.shared.timeutil import parse_when

@@ -19,6 +19,11 @@ def demo_command(ctx: click.Context, keep: bool) -> None:
     """Run the main job end to end in a throwaway sandbox (your real stores are not touched).
 
     A sample Cursor desktop session is listed, continued into Claude Code, and shown.
+
+    \b
+    Examples:
+      txcript demo
+      txcript demo --keep      # then look around the sandbox it names
     """
     import shutil
 

@@ -10,7 +10,9 @@ import click
 
 from txcript.cli.output import (
     DIM,
+    STORE_IDS,
     WHEN_FORMS,
+    WRITE_IDS,
     colour_enabled,
     colour_option,
     cut,
@@ -84,8 +86,16 @@ class _QueryCommand(click.Command):
 
 @click.command("query", cls=_QueryCommand)
 @click.argument("pattern", required=False)
-@click.option("--from", "from_", multiple=True, metavar="H", help="Only this harness (repeatable).")
-@click.option("--with", "with_", metavar="H", help="Picker: continue the pick in this harness.")
+@click.option(
+    "--from",
+    "from_",
+    multiple=True,
+    metavar="H",
+    help=f"Only this harness (repeatable): {STORE_IDS}.",
+)
+@click.option(
+    "--with", "with_", metavar="H", help=f"Picker: continue the pick in this harness: {WRITE_IDS}."
+)
 @click.option("--cwd", metavar="DIR", help="Only sessions whose cwd is DIR or under it.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--since", metavar="WHEN", help=f"Started at or after ({WHEN_FORMS}).")

@@ -31,7 +31,15 @@ def mcp_command() -> None:
     serve()
 
 
-@click.command("completion")
+def _completed_ids() -> str:
+    """The epilog naming what :func:`complete_harness` offers."""
+    from txcript.harnesses import REGISTRY
+
+    offered = ", ".join(info.id for info in REGISTRY if info.implemented)
+    return f"Harness ids (and document formats) it completes after --from/--with: {offered}."
+
+
+@click.command("completion", epilog=_completed_ids())
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 def completion_command(shell: str) -> None:
     """Print the shell completion script for SHELL.

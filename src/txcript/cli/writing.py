@@ -314,6 +314,12 @@ def backup_command(harness: str, as_json: bool) -> None:
 
     Writes back up only the rows they change; take a snapshot before anything else you want to
     be able to roll back wholesale. `txcript restore ID` puts it back.
+
+    \b
+    Examples:
+      txcript backup cursor_desktop
+      txcript backup cursor_desktop --json
+      txcript restore                  # lists backups, snapshots included
     """
     from txcript import restoring
 
