@@ -71,7 +71,7 @@ def test_a_missing_cwd_falls_back_to_the_current_directory_with_a_note(
     assert result.code == 0, result.stderr
     assert "session cwd `/no/such/dir/anywhere` does not exist here" in result.stderr
     row = json.loads(result.stdout)
-    assert set(row) == {"harness", "id", "location", "resume_command"}
+    assert set(row) == {"harness", "id", "location", "resume_command", "cwd", "env"}
     assert row["harness"] == "claude_code"
     assert row["resume_command"] == ["claude", f"--resume={row['id']}"]
     lines = [json.loads(line) for line in Path(row["location"]).read_text().splitlines()]

@@ -281,13 +281,20 @@ class Continued:
     #: A Ctrl-C (or SIGTERM) came after the write committed: the copy stands, the report is
     #: given, and nothing is launched.
     interrupted: bool = False
+    #: Variables the resume command needs (the store override of a copy under ``--out``).
+    resume_env: dict[str, str] | None = None
 
     def as_json(self) -> dict[str, Any]:
+        """``{harness, id, location, resume_command, cwd, env}``: run ``resume_command`` in
+        ``cwd`` (null: anywhere) with ``env`` added, as the printed resume line does."""
+        needs_cwd = harnesses.get(self.harness).resume_in_cwd and self.launch_cwd is not None
         return {
             "harness": self.harness,
             "id": self.id,
             "location": self.location,
             "resume_command": self.resume_command,
+            "cwd": str(self.launch_cwd) if needs_cwd else None,
+            "env": dict(self.resume_env or {}),
         }
 
 
@@ -469,7 +476,17 @@ def continue_session(
         backup=saved.backup,
         title=target.meta_of(native).title,
         interrupted=interrupted,
+        resume_env=_resume_env(target, out),
     )
+
+
+def _resume_env(target: Harness[Any], out: str | None) -> dict[str, str]:
+    """What the resume command of a copy under ``out`` needs: the variable that points the
+    harness itself at that root, where it has one."""
+    variable = target.root_env
+    if out is None or variable is None:
+        return {}
+    return {variable: str(Path(out).absolute())}
 
 
 def _written_anyway(

@@ -84,7 +84,8 @@ def test_continue_a_document_into_cursor_desktop(
     )  # fmt: skip
     assert result.code == 0, result.stderr
     out = json.loads(result.stdout)
-    assert list(out) == ["harness", "id", "location", "resume_command"]
+    assert list(out) == ["harness", "id", "location", "resume_command", "cwd", "env"]
+    assert (out["cwd"], out["env"]) == (None, {})  # (Cursor opens on its sidebar, anywhere)
     assert out["harness"] == "cursor_desktop" and out["id"] != "sess-1"
     assert out["location"] == str(db_path(root))
     assert out["resume_command"] == ["cursor"]

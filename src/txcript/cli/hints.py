@@ -9,7 +9,6 @@ for a POSIX shell, after the terminal sanitizer, so what is shown is exactly wha
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 from typing import Any
 
 from txcript import harnesses
@@ -20,13 +19,14 @@ def shell_command(argv: list[str]) -> str:
     return shlex.join(scrub(arg) for arg in argv)
 
 
-def resume_hint(result: Any, out: str | None = None) -> str:
-    """The shell line that resumes a continued copy (``result`` is an ``operations.Continued``)."""
+def resume_hint(result: Any) -> str:
+    """The shell line that resumes a continued copy (``result`` is an ``operations.Continued``):
+    its ``resume_env`` and command, after a ``cd`` where the harness finds sessions by the
+    directory it starts in (``continue --json`` gives the same as ``cwd`` and ``env``)."""
     harness = harnesses.get(result.harness)
     command = shell_command(result.resume_command)
-    if out is not None and harness.root_env:
-        root = scrub(str(Path(out).absolute()))
-        command = f"{harness.root_env}={shlex.quote(root)} {command}"
+    for variable, value in sorted((result.resume_env or {}).items(), reverse=True):
+        command = f"{variable}={shlex.quote(scrub(value))} {command}"
     if harness.resume_in_cwd and result.launch_cwd is not None:
         command = f"cd {shlex.quote(scrub(str(result.launch_cwd)))} && {command}"
     return command

@@ -45,7 +45,11 @@ from txcript.shared.text import scrub
     help="With --out: replace a session with the same id already in DIR.",
 )
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print {harness, id, location, resume_command}."
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {harness, id, location, resume_command, cwd, env}: run the command in cwd "
+    "(null: anywhere) with env set.",
 )
 def continue_command(
     ref: str,
@@ -185,7 +189,7 @@ def report_continued(result: Any, *, resume_hint: bool, out: str | None = None) 
             if note is not None:
                 click.echo(f"  note: {note}")
     if resume_hint:
-        click.echo(f"  resume with: {hints.resume_hint(result, out)}")
+        click.echo(f"  resume with: {hints.resume_hint(result)}")
     if result.written:
         if result.backup:
             click.echo(f"  undo with: {hints.shell_command(['txcript', 'restore', result.backup])}")
