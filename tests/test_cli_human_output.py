@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -14,6 +15,7 @@ from rich.cells import cell_len
 
 from cli_helpers import claude_session, run_on_pty
 from conftest import RunCli
+from txcript import harnesses
 from txcript.harnesses import REGISTRY
 
 WORKING = ", ".join(i.id for i in REGISTRY if i.implemented)
@@ -140,7 +142,8 @@ def test_the_top_help_lists_commands_in_workflow_order(run_cli: RunCli) -> None:
     order = [m.group(1) for m in re.finditer(r"^  (\w+)  ", out, re.M)]
     workflow = ["list", "view", "export", "continue", "convert", "delete"]
     assert [name for name in order if name in workflow] == workflow
-    assert " ".join(out.split()).endswith(f"harnesses: {WORKING}")
+    # (Harnesses with a store: simple and common are document formats.)
+    assert " ".join(out.split()).endswith(f"harnesses: {', '.join(harnesses.ids(store=True))}")
 
 
 def _recording_pager(tmp_path: Path) -> tuple[Path, Path]:
@@ -170,3 +173,27 @@ def test_view_in_a_pipe_never_pages(run_cli: RunCli, store: dict[str, str], tmp_
     result = run_cli("view", IDS[0], env={**store, "PAGER": str(pager), "LINES": "3"})
     assert result.code == 0 and "[session]" in result.stdout
     assert not log.exists()
+
+
+def test_in_a_pipe_list_never_cuts_a_harness_name(run_cli: RunCli, isolated_home: Path) -> None:
+    """Regression: the pipe layout gave the harness column 14 characters, so a listing of
+    Cursor's agent transcripts read `cursor_transc…`. The column holds every registered id."""
+    from txcript.harnesses import REGISTRY
+
+    project = isolated_home / ".cursor" / "projects" / "p" / "agent-transcripts" / "a1"
+    project.mkdir(parents=True)
+    line = {"role": "user", "message": {"content": [{"type": "text", "text": "hi"}]}}
+    (project / "a1.jsonl").write_text(json.dumps(line) + "\n")
+    shown = run_cli("list").stdout.splitlines()
+    assert shown[1].split()[0] == "cursor_transcripts"
+    widest = max(len(info.id) for info in REGISTRY)
+    assert shown[1][widest : widest + 2] == "  "
+
+
+def test_the_harnesses_table_keeps_its_columns_apart(run_cli: RunCli) -> None:
+    """Regression: "Cursor agent transcripts" ran into the access column (and a long id into
+    the name)."""
+    rows = [line.split("  ") for line in run_cli("harnesses").stdout.splitlines()]
+    cells = [[cell.strip() for cell in row if cell.strip()] for row in rows]
+    assert cells[2][:3] == ["cursor_transcripts", "Cursor agent transcripts", "read"]
+    assert all(len(row) == 4 for row in cells), cells

@@ -10,13 +10,15 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from txcript.cli.output import DIM, age, cut, harness_style, pad
+from txcript.harnesses import REGISTRY
 from txcript.harnesses.base import Discovered
 from txcript.shared.text import scrub
 
 Part = str | tuple[str, str]
 
-#: Outside a terminal the layout is fixed, so scripts reading it see stable columns.
-PIPE_HARNESS_WIDTH = 14
+#: Outside a terminal the layout is fixed, so scripts reading it see stable columns; the harness
+#: column holds the longest registered id whole.
+PIPE_HARNESS_WIDTH = max(14, *(len(info.id) for info in REGISTRY))
 PIPE_ID_WIDTH = 38
 PIPE_LABEL_WIDTH = 60
 #: The shortest id shown on a terminal: enough to tell sessions apart and to type as a REF.

@@ -41,9 +41,16 @@ def harnesses_command(as_json: bool) -> None:
     if as_json:
         click.echo(json_text(rows))
         return
-    for row in rows:
-        access = "read/write" if row["write"] else "read"
-        click.echo(scrub(f"{row['id']:<16}{row['name']:<18}{access:<12}{row['root'] or '-'}"))
+    table = [
+        (row["id"], row["name"], "read/write" if row["write"] else "read", row["root"] or "-")
+        for row in rows
+    ]
+    # Each column as wide as its longest cell, two spaces apart: a long name never runs into
+    # the next column.
+    widths = [max(len(cells[i]) for cells in table) for i in range(3)]
+    for cells in table:
+        padded = [cell.ljust(width) for cell, width in zip(cells, widths, strict=False)]
+        click.echo(scrub("  ".join([*padded, cells[3]])))
 
 
 @click.command("list")
