@@ -495,12 +495,24 @@ class Opened(msgspec.Struct, frozen=True, dict=True):
         return slice_transcript(transcript, span), span
 
 
+#: An ambiguous REF's error names at most this many candidates, each title cut to
+#: :data:`CANDIDATE_TITLE` characters: a prefix shared by hundreds of sessions, or a title of a
+#: pasted paragraph, must not flood the one error line.
+CANDIDATES = 10
+CANDIDATE_TITLE = 60
+
+
+def _candidate_title(title: str) -> str:
+    shown = " ".join(scrub(title).split())
+    return shown if len(shown) <= CANDIDATE_TITLE else shown[: CANDIDATE_TITLE - 1] + "…"
+
+
 def _ambiguous(source: str, what: str, matches: list[Discovered]) -> BadInput:
     shown = "; ".join(
-        f"{m.harness} {scrub(m.meta_id)}" + (f" ({scrub(m.title)})" if m.title else "")
-        for m in matches[:10]
+        f"{m.harness} {scrub(m.meta_id)}" + (f" ({_candidate_title(m.title)})" if m.title else "")
+        for m in matches[:CANDIDATES]
     )
-    more = f"; and {len(matches) - 10} more" if len(matches) > 10 else ""
+    more = f"; and {len(matches) - CANDIDATES} more" if len(matches) > CANDIDATES else ""
     return BadInput(
         f"`{scrub(source)}` {what} {len(matches)} sessions — be more specific: {shown}{more}"
     )
