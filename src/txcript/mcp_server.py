@@ -10,8 +10,12 @@ Three read-only tools, for agents that want past sessions as context:
   budget of :data:`READ_BUDGET` bytes; a larger read is refused with ranges that fit.
   The id names a stored session (id, id prefix or title), never a file or stdin.
 
-Inputs reject unknown fields; bad input (unknown harness or session, bad range, over budget) is a
-JSON-RPC invalid-params error. The SDK is an optional extra (``pip install 'txcript[mcp]'``).
+``from`` is one harness id or alias, or (for listing and searching) a list of them. Inputs reject
+unknown fields. Every failure (bad input such as an unknown harness or session, a bad range, a
+read over budget; a store that cannot be read; anything unexpected) comes back as a tool result
+with ``isError: true`` whose text says, in the tools' own terms, what to do instead: an agent
+reads a result, while a JSON-RPC error often ends its turn. The SDK is an optional extra
+(``pip install 'txcript[mcp]'``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ INSTRUCTIONS = (
 
 
 class ListArgs(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
-    from_: str | None = None
+    from_: str | list[str] | None = None
     cwd: str | None = None
     limit: int | None = msgspec.field(default=None)
     offset: int = 0
@@ -47,7 +51,7 @@ class ListArgs(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "fro
 
 class SearchArgs(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
     pattern: str
-    from_: str | None = None
+    from_: str | list[str] | None = None
     cwd: str | None = None
 
 
@@ -58,11 +62,16 @@ class ReadArgs(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "fro
 
 _STRING = {"type": "string"}
 _COUNT = {"type": "integer", "minimum": 0}
+#: ``from`` of list_sessions and search_sessions: one harness, or several.
+_HARNESSES = {
+    "anyOf": [_STRING, {"type": "array", "items": _STRING}],
+    "description": "Harness id or alias, or a list of them (default: every harness).",
+}
 SCHEMAS: dict[str, dict[str, Any]] = {
     "list_sessions": {
         "type": "object",
         "properties": {
-            "from": {**_STRING, "description": "Harness id or alias (default: every harness)."},
+            "from": _HARNESSES,
             "cwd": {**_STRING, "description": "Only sessions whose cwd is this dir or under it."},
             "limit": {**_COUNT, "description": "At most this many sessions."},
             "offset": {**_COUNT, "description": "Skip this many sessions first."},
@@ -77,7 +86,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "Words (at most 64) that must all match one line, fuzzily; "
                 "'exact, ^prefix, suffix$ and !not narrow it.",
             },
-            "from": _STRING,
+            "from": _HARNESSES,
             "cwd": _STRING,
         },
         "required": ["pattern"],
@@ -109,7 +118,8 @@ _TITLES = {
 
 
 class InvalidParams(Exception):
-    """A tool call's input is wrong (becomes JSON-RPC invalid params)."""
+    """A tool call failed in a way the agent can act on: its message says how (it becomes a
+    tool result with ``isError: true``)."""
 
 
 def _decode(kind: type[Any], arguments: dict[str, Any] | None) -> Any:
@@ -136,12 +146,13 @@ def summary(session: Any) -> dict[str, Any]:
     }
 
 
-def _harnesses(name: str | None) -> tuple[str, ...]:
+def _harnesses(names: str | list[str] | None) -> tuple[str, ...]:
     from txcript import harnesses
 
-    if name is None:
+    if names is None:
         return ()
-    return (harnesses.canonical_id(name),)
+    listed = [names] if isinstance(names, str) else names
+    return tuple(dict.fromkeys(harnesses.canonical_id(name) for name in listed))
 
 
 def list_sessions(args: ListArgs) -> dict[str, Any]:
@@ -220,9 +231,25 @@ def read_session(args: ReadArgs) -> str:
     )
 
 
+#: The CLI's words in an error, and what an agent calling the tools does instead.
+_AGENT_WORDS = (
+    ("(try `txcript list`)", "(list_sessions or search_sessions give the ids to read)"),
+    ("pass --from <harness>", "give `from` a harness"),
+    ("--from ", "`from` "),
+)
+
+
+def for_agent(message: str) -> str:
+    """An error message in the tools' terms rather than the command line's."""
+    for cli, tools in _AGENT_WORDS:
+        message = message.replace(cli, tools)
+    return message
+
+
 def call(name: str, arguments: dict[str, Any] | None) -> tuple[str, Any]:
-    """Run a tool: ``("text", str)`` or ``("json", value)``; raise :class:`InvalidParams`."""
-    from txcript.errors import BadInput
+    """Run a tool: ``("text", str)`` or ``("json", value)``; raise :class:`InvalidParams` with
+    what to do instead when it fails."""
+    from txcript.errors import TxcriptError
 
     try:
         if name == "list_sessions":
@@ -231,9 +258,9 @@ def call(name: str, arguments: dict[str, Any] | None) -> tuple[str, Any]:
             return "json", search_sessions(_decode(SearchArgs, arguments))
         if name == "read_session":
             return "text", read_session(_decode(ReadArgs, arguments))
-    except BadInput as exc:
-        raise InvalidParams(str(exc)) from None
-    raise InvalidParams(f"unknown tool `{name}`")
+    except TxcriptError as exc:  # bad input, or a store that cannot be read now
+        raise InvalidParams(for_agent(str(exc))) from None
+    raise InvalidParams(f"unknown tool `{name}`; the tools are {', '.join(SCHEMAS)}")
 
 
 def serve() -> None:
@@ -245,7 +272,6 @@ def serve() -> None:
     import mcp_types as types
     from mcp.server import Server
     from mcp.server.stdio import stdio_server
-    from mcp.shared.exceptions import MCPError
 
     from txcript._version import __version__
     from txcript.diagnostics import TranscriptWarning
@@ -268,13 +294,21 @@ def serve() -> None:
             ]
         )
 
+    def failed(message: str) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=message)], is_error=True
+        )
+
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             kind, value = await anyio.to_thread.run_sync(call, params.name, params.arguments)
         except InvalidParams as exc:
-            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+            return failed(str(exc))
         except Exception as exc:
-            raise MCPError(types.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}") from None
+            return failed(
+                f"internal error in txcript: {type(exc).__name__}: {exc} (not the arguments' "
+                "fault; another tool or a range of the session may still work)"
+            )
         if kind == "text":
             return types.CallToolResult(content=[types.TextContent(type="text", text=value)])
         return types.CallToolResult(

@@ -18,9 +18,7 @@ from txcript import model as m
 pytest.importorskip("mcp")
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPError
 
-INVALID_PARAMS = -32602
 SMALL = "88888888-8888-4888-8888-888888888888"
 BIG = "99999999-9999-4999-8999-999999999999"
 
@@ -106,21 +104,24 @@ def test_list_search_and_read(stores: Path) -> None:
     assert "fragment=#2\nof=2\n" in text and "[assistant]\nfixed\n" in text
 
 
+def _failure(result: Any) -> str:
+    """The text of a tool result that reports a failure (``isError: true``)."""
+    assert result.is_error is True, result
+    (content,) = result.content
+    text: str = content.text
+    return text
+
+
 def test_over_budget_read_is_refused_with_ranges_and_one_message_is_served(stores: Path) -> None:
     async def body(client: ClientSession) -> Any:
-        try:
-            await client.call_tool("read_session", {"id": BIG})
-        except MCPError as exc:
-            refused = exc
-        else:
-            raise AssertionError("an over-budget read was served")
+        refused = await client.call_tool("read_session", {"id": BIG})
         single = await client.call_tool("read_session", {"id": f"{BIG}#3"})
         return refused, single
 
     refused, single = _session(stores, body)
-    assert refused.code == INVALID_PARAMS
-    assert "over the 100000-byte read budget — read it in ranges: " in refused.message
-    assert f"`{BIG}#1-" in refused.message
+    text = _failure(refused)
+    assert "over the 100000-byte read budget — read it in ranges: " in text
+    assert f"`{BIG}#1-" in text
     assert "message 2 " in single.content[0].text
 
 
@@ -136,18 +137,19 @@ def test_over_budget_read_is_refused_with_ranges_and_one_message_is_served(store
         ("search_sessions", {"pattern": " ".join(["!x"] * 65)}, "at most 64 can be searched"),
     ],
 )
-def test_bad_input_is_invalid_params(
+def test_bad_input_is_a_tool_result_the_agent_reads(
     stores: Path, tool: str, arguments: dict[str, Any], expected: str
 ) -> None:
-    async def body(client: ClientSession) -> Any:
-        try:
-            await client.call_tool(tool, arguments)
-        except MCPError as exc:
-            return exc
-        raise AssertionError("accepted")
+    """Regression: bad input was a JSON-RPC invalid-params error, which many clients show the
+    user instead of the agent (or end the turn on). It is a tool result with ``isError: true``
+    now, in the tools' words: no `txcript list`, no ``--from``."""
 
-    error = _session(stores, body)
-    assert error.code == INVALID_PARAMS and expected in error.message
+    async def body(client: ClientSession) -> Any:
+        return await client.call_tool(tool, arguments)
+
+    text = _failure(_session(stores, body))
+    assert expected in text
+    assert "txcript list" not in text and "--from" not in text
 
 
 def test_a_cwd_holding_a_nul_matches_nothing(stores: Path) -> None:
@@ -187,18 +189,31 @@ def test_read_session_never_opens_a_file_nor_stdin(stores: Path) -> None:
     async def body(client: ClientSession) -> Any:
         errors = []
         for name in (str(document), f"{document}#1", "-", str(stores / "fifo")):
-            try:
-                await client.call_tool("read_session", {"id": name})
-            except MCPError as exc:
-                errors.append((exc.code, exc.message))
-            else:
-                return [*errors, (0, f"{name} was read")]  # (before a FIFO could hang the test)
+            result = await client.call_tool("read_session", {"id": name})
+            if not result.is_error:
+                return [*errors, f"{name} was read"]  # (before a FIFO could hang the test)
+            errors.append(result.content[0].text)
         return errors
 
     assert _session(stores, body) == [
-        (INVALID_PARAMS, f"no local session matches `{name}` (try `txcript list`)")
+        f"no local session matches `{name}` (list_sessions or search_sessions give the ids to read)"
         for name in (str(document), str(document), "-", str(stores / "fifo"))
     ]
+
+
+def test_from_takes_several_harnesses_as_the_cli_does(stores: Path) -> None:
+    async def body(client: ClientSession) -> Any:
+        listed = await client.call_tool("list_sessions", {"from": ["claude", "codex"]})
+        found = await client.call_tool(
+            "search_sessions", {"pattern": "auth", "from": ["claude_code", "gemini"]}
+        )
+        unknown = await client.call_tool("list_sessions", {"from": ["claude", "cursr"]})
+        return listed, found, unknown
+
+    listed, found, unknown = _session(stores, body)
+    assert listed.structured_content["total"] == 2
+    assert [m["session"]["id"] for m in found.structured_content["matches"]] == [SMALL]
+    assert "unknown harness `cursr`; did you mean cursor?" in _failure(unknown)
 
 
 def test_a_hit_in_a_huge_line_comes_back_as_an_excerpt(tmp_path: Path) -> None:
