@@ -20,6 +20,8 @@ reads a result, while a JSON-RPC error often ends its turn. The SDK is an option
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import msgspec
@@ -246,6 +248,51 @@ def for_agent(message: str) -> str:
     return message
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def wire_safe(value: Any) -> Any:
+    """``value`` with every lone surrogate in its text (an id an agent sent as ``\\ud800``, a
+    name read from a file that is not UTF-8) as U+FFFD. The answer is sent as UTF-8, which holds
+    no surrogate: one left in made the reply fail to encode, and the call got no answer at all.
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {wire_safe(key): wire_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [wire_safe(item) for item in value]
+    return value
+
+
+def clean_line(line: str) -> str:
+    """One JSON-RPC line with every lone surrogate its strings escape (``"\\ud800"``) as
+    U+FFFD. The SDK's strict parser refuses such a line whole, so the request's id was never
+    read and the call got no answer, neither result nor error; Python's parser reads it, and the
+    request then gets its answer. A line that is no JSON at all is left to the SDK."""
+    if "\\u" not in line:
+        return line
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return line
+    return json.dumps(wire_safe(value), ensure_ascii=False) + "\n"
+
+
+class _CleanLines:
+    """Standard input as the SDK reads it (``async for line``), each line :func:`clean_line`."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+
+    def __aiter__(self) -> Any:
+        return self._lines()
+
+    async def _lines(self) -> Any:
+        async for line in self.source:
+            yield clean_line(line)
+
+
 def call(name: str, arguments: dict[str, Any] | None) -> tuple[str, Any]:
     """Run a tool: ``("text", str)`` or ``("json", value)``; raise :class:`InvalidParams` with
     what to do instead when it fails."""
@@ -265,7 +312,8 @@ def call(name: str, arguments: dict[str, Any] | None) -> tuple[str, Any]:
 
 def serve() -> None:
     """Serve over stdio until the client closes the connection."""
-    import json
+    import io
+    import sys
     import warnings
 
     import anyio
@@ -296,7 +344,7 @@ def serve() -> None:
 
     def failed(message: str) -> types.CallToolResult:
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=message)], is_error=True
+            content=[types.TextContent(type="text", text=wire_safe(message))], is_error=True
         )
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -309,6 +357,7 @@ def serve() -> None:
                 f"internal error in txcript: {type(exc).__name__}: {exc} (not the arguments' "
                 "fault; another tool or a range of the session may still work)"
             )
+        value = wire_safe(value)
         if kind == "text":
             return types.CallToolResult(content=[types.TextContent(type="text", text=value)])
         return types.CallToolResult(
@@ -326,8 +375,13 @@ def serve() -> None:
         on_call_tool=call_tool,
     )
 
+    # (UTF-8 whatever the locale says, and bytes that are not UTF-8 read as U+FFFD, as the SDK
+    # reads standard input itself.)
+    lines = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    stdin = _CleanLines(anyio.wrap_file(lines))
+
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(main)

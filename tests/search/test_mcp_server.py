@@ -237,3 +237,61 @@ def test_a_hit_in_a_huge_line_comes_back_as_an_excerpt(tmp_path: Path) -> None:
     assert lines[1] == "needle short"
     assert len(lines[0]) == 500 and lines[0].startswith("…") and lines[0].endswith("…")
     assert " needle " in lines[0]
+
+
+def test_a_request_holding_a_lone_surrogate_gets_an_answer(stores: Path) -> None:
+    """Regression: ``read_session`` with an id holding a lone surrogate (JSON ``"\\ud800"``,
+    which the SDK's strict parser refuses) got no answer at all, neither result nor error, and
+    the client waited forever. Every request is answered: here, that no session matches."""
+    import json
+    import select
+    import time
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "txcript", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=dict(
+            os.environ,
+            CLAUDE_CONFIG_DIR=str(stores / "claude"),
+            TXCRIPT_CACHE_DIR=str(stores / "cache"),
+        ),
+    )
+    assert server.stdin is not None and server.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert server.stdin is not None
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.flush()
+
+    def answer(request: int) -> dict[str, Any]:
+        assert server.stdout is not None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([server.stdout], [], [], 0.2)
+            if ready:
+                got = json.loads(server.stdout.readline())
+                if got.get("id") == request:
+                    return got  # type: ignore[no-any-return]
+        raise AssertionError(f"request {request} got no answer")
+
+    try:
+        hello = {"name": "t", "version": "1"}
+        params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": hello}
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+        answer(1)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for request, session_id in ((2, "ab\ud800cd"), (3, f"{SMALL}\udc80"), (4, SMALL)):
+            arguments = {"name": "read_session", "arguments": {"id": session_id}}
+            send({"jsonrpc": "2.0", "id": request, "method": "tools/call", "params": arguments})
+            got = answer(request)["result"]
+            if request < 4:
+                assert got["isError"] is True
+                assert "no local session matches `" in got["content"][0]["text"]
+                assert "\ufffd" in got["content"][0]["text"]
+            else:
+                assert "the auth bug again" in got["content"][0]["text"]
+    finally:
+        server.kill()
+        server.wait()
