@@ -170,3 +170,34 @@ def test_progress_shows_on_a_terminal(isolated_home: Path, tmp_path: Path) -> No
         os.close(primary)
     assert done.returncode == 0
     assert b"\rarchiving 3/3" in shown
+
+
+def test_an_interrupted_first_archive_can_be_run_again_and_goes_on(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: the manifest was written only at the end, so a first run cut short left
+    pages and no manifest, and running it again into the same directory was refused ("not
+    empty and is not a txcript archive"). The manifest comes first and is saved when the run
+    is interrupted: the second run renders only what the first did not."""
+    from txcript.render import archive
+
+    put_sessions(isolated_home)
+    site = tmp_path / "site"
+    sessions = discover()
+    original = archive._render
+    rendered: list[str] = []
+
+    def interrupted_on_the_third(session: object, fingerprint: str, out: Path) -> object:
+        if len(rendered) == 2:
+            raise KeyboardInterrupt
+        rendered.append(session.meta_id)  # type: ignore[attr-defined]
+        return original(session, fingerprint, out)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(archive, "_render", interrupted_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        build_archive(site, sessions)
+    assert (site / MANIFEST).is_file() and len(_pages(site)) == 2
+    monkeypatch.setattr(archive, "_render", original)
+    again = build_archive(site, sessions)
+    assert (again.written, again.unchanged, again.indexed) == (1, 2, 3)
+    assert len(_pages(site)) == 3 and (site / "index.html").is_file()

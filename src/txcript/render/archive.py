@@ -9,6 +9,10 @@ itself is unchanged; everything else is left byte for byte as it was.
 An archive only grows: a session that no longer matches (deleted from its store, or outside a
 narrower ``--from``/``--cwd``/``--since``) keeps its page and its index row. A directory that is
 neither empty nor an archive is refused, so ``--out`` can never overwrite someone's files.
+
+A new archive gets its manifest before its first page, and the manifest is kept up to date as
+pages are written (every :data:`SAVE_EVERY` pages, and when the run is interrupted): a run cut
+short (Ctrl-C, a crash) can be run again into the same directory, and goes on from there.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from txcript.shared.timeutil import format_rfc3339
 MANIFEST = "txcript-archive.json"
 INDEX = "index.html"
 _FORMAT = 1
+#: The manifest is saved after this many pages, so a run killed outright loses little work.
+SAVE_EVERY = 50
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 Progress = Callable[[int, int], None]
@@ -198,9 +204,41 @@ def build_archive(
     previous = {_key(e.harness, e.reference): e for e in earlier}
     reusable = manifest is not None and manifest.renderer == renderer
     out.mkdir(parents=True, exist_ok=True)
+    entries = dict(previous)
+
+    def save() -> None:
+        updated = Manifest(format=_FORMAT, renderer=renderer, entries=list(entries.values()))
+        data = msgspec.json.format(msgspec.json.encode(updated), indent=1)
+        _write_if_changed(out / MANIFEST, data)
+
+    if manifest is None:
+        save()  # the directory is an archive from now on: a run cut short can go on in it
     cursors = _fingerprints(sessions)
     result = ArchiveResult(out=out, matched=len(sessions))
-    entries = dict(previous)
+    try:
+        _render_all(out, sessions, cursors, previous, entries, reusable, result, progress, save)
+    except BaseException:
+        save()  # the pages written so far are kept: a run again renders only the rest
+        raise
+    result.indexed = len(entries)
+    index = html.render_index(_index_rows(entries.values()))
+    result.index_written = _write_if_changed(out / INDEX, index.encode("utf-8"))
+    save()
+    return result
+
+
+def _render_all(
+    out: Path,
+    sessions: Sequence[Discovered],
+    cursors: dict[tuple[str, str], str],
+    previous: dict[tuple[str, str], Entry],
+    entries: dict[tuple[str, str], Entry],
+    reusable: bool,
+    result: ArchiveResult,
+    progress: Progress | None,
+    save: Callable[[], None],
+) -> None:
+    """Render each session whose page is not up to date into ``entries`` (and ``result``)."""
     for done, session in enumerate(sessions, start=1):
         key = _key(session.harness, session.reference)
         cursor = cursors.get(key, "")
@@ -217,6 +255,8 @@ def build_archive(
             try:
                 entries[key] = _render(session, cursor, out)
                 result.written += 1
+                if result.written % SAVE_EVERY == 0:
+                    save()
             except TxcriptError as exc:
                 result.failed += 1
                 result.failures.append(f"{session.harness} {scrub(session.meta_id)}: {exc}")
@@ -228,9 +268,3 @@ def build_archive(
                 warn(f"not archived: {session.harness} session {scrub(session.meta_id)}: {detail}")
         if progress is not None:
             progress(done, len(sessions))
-    result.indexed = len(entries)
-    index = html.render_index(_index_rows(entries.values()))
-    result.index_written = _write_if_changed(out / INDEX, index.encode("utf-8"))
-    updated = Manifest(format=_FORMAT, renderer=renderer, entries=list(entries.values()))
-    _write_if_changed(out / MANIFEST, msgspec.json.format(msgspec.json.encode(updated), indent=1))
-    return result
