@@ -124,7 +124,11 @@ def cli() -> None:
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    """Print the one-line error (input echoed in it cannot add lines) and exit with ``code``."""
+    """Print the one-line error (input echoed in it cannot add lines) and exit with ``code``,
+    on a line of its own: a progress line left open (indexing…) is ended first."""
+    output = sys.modules.get("txcript.cli.output")
+    if output is not None:
+        output.end_progress_line()
     sys.stdout.flush()
     click.echo(f"txcript: error: {scrub(message)}", err=True)
     sys.exit(code)

@@ -6,23 +6,18 @@ import sys
 
 import click
 
-from txcript.cli.output import STORE_IDS, WHEN_FORMS
+from txcript.cli.output import STORE_IDS, WHEN_FORMS, end_progress_line, progress_line
 from txcript.shared.text import scrub
 
 
 class _Progress:
     """``archiving 12/1,000`` on one rewritten stderr line, only when stderr is a terminal."""
 
-    def __init__(self) -> None:
-        self.shown = False
-
     def __call__(self, done: int, total: int) -> None:
-        click.echo(f"\rarchiving {done:,}/{total:,}", err=True, nl=False)
-        self.shown = True
+        progress_line(f"archiving {done:,}/{total:,}")
 
     def finish(self) -> None:
-        if self.shown:
-            click.echo("", err=True)
+        end_progress_line()
 
 
 @click.command("archive")

@@ -194,6 +194,25 @@ def age(moment: datetime, now: datetime) -> str:
     return f"{local.tm_year:04d}-{local.tm_mon:02d}-{local.tm_mday:02d}"
 
 
+#: Whether a progress line (:func:`progress_line`) is on stderr without its end of line yet.
+_open_progress = False
+
+
+def progress_line(text: str) -> None:
+    """Draw ``text`` as the one progress line on stderr (redrawn in place, left open)."""
+    global _open_progress
+    click.echo(f"\r{text}\x1b[K", err=True, nl=False)
+    _open_progress = True
+
+
+def end_progress_line() -> None:
+    """End the progress line, if one is open: what comes next (an error) starts a line."""
+    global _open_progress
+    if _open_progress:
+        click.echo("", err=True)
+        _open_progress = False
+
+
 @contextmanager
 def progress(label: str) -> Iterator[None]:
     """A transient status line on stderr while a long step runs; nothing when not a terminal."""

@@ -17,8 +17,10 @@ from txcript.cli.output import (
     colour_option,
     cut,
     echo_lines,
+    end_progress_line,
     harness_style,
     json_text,
+    progress_line,
 )
 from txcript.shared.text import scrub
 
@@ -34,8 +36,9 @@ def _progress_line() -> Any:
         return None
 
     def show(done: int, total: int, cached: int) -> None:
-        end = "\n" if done == total else ""
-        click.echo(f"\rindexing… ({done}/{total}, {cached} cached)\x1b[K{end}", err=True, nl=False)
+        progress_line(f"indexing… ({done}/{total}, {cached} cached)")
+        if done == total:
+            end_progress_line()
 
     return show
 
