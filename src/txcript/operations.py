@@ -612,12 +612,23 @@ def _launch_dir(cwd: str | None) -> tuple[Path | None, tuple[str, ...]]:
     return None, ()
 
 
-def resolve_for_delete(reference: str, from_harness: str | None = None) -> Discovered:
-    """The one session ``delete`` would remove, in one harness or in every store.
+def resolve_for_delete(
+    reference: str, from_harness: str | None = None, root: str | None = None
+) -> Discovered:
+    """The one session ``delete`` would remove, in one harness or in every store (or, with
+    ``root``, in the store of ``from_harness`` rooted there: a copy written under ``--out``).
 
     Anything that names more than one session is ambiguous: a title several sessions share, or
     (without ``from_harness``) an id that two stores both hold.
     """
+    if root is not None:
+        if from_harness is None:
+            raise BadInput("--root names the store of one harness; pass --from <harness> too")
+        harness = harnesses.get(from_harness)
+        store = harness.store(Path(root))
+        if store is None or not os.path.lexists(root):
+            raise BadInput(f"no {harness.id} store at {scrub(root)}")
+        return find_session(reference, store.discover(), harness.id, unique_title=True)
     scope = harnesses.get(from_harness).id if from_harness else None
     # An exact id wins over every title and prefix: the stores' direct lookups decide it
     # without listing every session (thousands, in a large Cursor store).
@@ -634,14 +645,17 @@ def resolve_for_delete(reference: str, from_harness: str | None = None) -> Disco
     return find_session(reference, sessions, scope, unique_title=True)
 
 
-def delete_session(session: Discovered, *, force: bool = False) -> str | None:
-    """Remove one session from its store; every store backs up what it removes first.
+def delete_session(
+    session: Discovered, *, force: bool = False, root: str | None = None
+) -> str | None:
+    """Remove one session from its store (the one rooted at ``root``, when given); every store
+    backs up what it removes first.
 
     Returns the id of that backup (what ``txcript restore`` takes to undo the delete).
     """
     from txcript.shared import backups
 
-    store = harnesses.get(session.harness).store()
+    store = harnesses.get(session.harness).store(None if root is None else Path(root))
     if store is None:
         raise BadInput(f"{session.harness} has no store on this machine")
     store.delete(session.reference, force=force)

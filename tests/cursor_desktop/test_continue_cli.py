@@ -161,7 +161,9 @@ def test_out_writes_a_faithful_copy_under_another_root(run_cli: RunCli, tmp_path
         "--force", env=env,
     )  # fmt: skip
     assert result.code == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "  resume with: false"
+    resume, undo = result.stdout.splitlines()[-2:]
+    assert resume == "  resume with: false"
+    assert undo.startswith("  undo with: txcript delete sess-1 --from cursor_desktop --root ")
     meta = common_of(out_dir, "sess-1").meta
     assert (meta.id, meta.cwd, meta.title, meta.model) == ("sess-1", "/home/dev/repo", "Demo", "m")
     assert meta.timestamp.isoformat() == "2026-08-21T09:30:00+00:00"

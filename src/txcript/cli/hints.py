@@ -9,6 +9,7 @@ for a POSIX shell, after the terminal sanitizer, so what is shown is exactly wha
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any
 
 from txcript import harnesses
@@ -46,6 +47,18 @@ def out_note(result: Any, out: str) -> str | None:
     )
 
 
-def undo_hint(result: Any) -> str:
-    """Removing a copy written into a live store (its store backs up before deleting)."""
-    return shell_command(["txcript", "delete", result.id, "--from", result.harness, "--yes"])
+def undo_hint(result: Any, out: str | None = None) -> str:
+    """The command that undoes a write (``result`` is an ``operations.Continued``): restoring
+    the row backup the store took, else deleting the copy (which backs it up first), from the
+    store under ``out`` for a copy written there."""
+    if not result.backup:
+        argv = ["txcript", "delete", result.id, "--from", result.harness]
+        if out is not None:
+            argv += ["--root", str(Path(out).absolute())]
+        return shell_command([*argv, "--yes"])
+    argv = ["txcript", "restore", result.backup]
+    if out is not None:
+        # A backup of a database under --out is not of the store the configuration names:
+        # restore asks for --force before it writes there.
+        argv.append("--force")
+    return shell_command(argv)

@@ -191,10 +191,7 @@ def report_continued(result: Any, *, resume_hint: bool, out: str | None = None) 
     if resume_hint:
         click.echo(f"  resume with: {hints.resume_hint(result)}")
     if result.written:
-        if result.backup:
-            click.echo(f"  undo with: {hints.shell_command(['txcript', 'restore', result.backup])}")
-        elif result.harness == "cursor_desktop" and out is None:
-            click.echo(f"  undo with: {hints.undo_hint(result)}")
+        click.echo(f"  undo with: {hints.undo_hint(result, out)}")
 
 
 @click.command("delete")
@@ -205,9 +202,14 @@ def report_continued(result: Any, *, resume_hint: bool, out: str | None = None) 
     metavar="H",
     help=f"The harness that holds it (needed only when REF matches in several): {STORE_IDS}.",
 )
+@click.option(
+    "--root",
+    metavar="DIR",
+    help="Delete from the store rooted at DIR (a copy written with continue --out DIR).",
+)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--force", is_flag=True, help="Delete even while the app is running.")
-def delete_command(ref: str, from_: str | None, yes: bool, force: bool) -> None:
+def delete_command(ref: str, from_: str | None, root: str | None, yes: bool, force: bool) -> None:
     """Delete one session from a store (a backup is written first where the store keeps one).
 
     \b
@@ -215,10 +217,11 @@ def delete_command(ref: str, from_: str | None, yes: bool, force: bool) -> None:
       txcript delete 3f1c2a4e
       txcript delete 3f1c2a4e --from cursor_desktop
       txcript delete "Scratch session" --from claude_code --yes
+      txcript delete 3f1c2a4e --from codex --root ./exported --yes
     """
     from txcript.operations import delete_session, resolve_for_delete
 
-    session = resolve_for_delete(ref, from_)
+    session = resolve_for_delete(ref, from_, root)
     if not yes:
         label = scrub(session.title or session.cwd or "")
         prompt = (
@@ -229,7 +232,7 @@ def delete_command(ref: str, from_: str | None, yes: bool, force: bool) -> None:
         if not click.confirm(prompt, default=False):
             click.echo("nothing deleted")
             return
-    backup_id = delete_session(session, force=force)
+    backup_id = delete_session(session, force=force, root=root)
     click.echo(f"deleted {session.harness} session {scrub(session.meta_id)}")
     if backup_id:
         click.echo(f"  undo with: txcript restore {backup_id}")

@@ -184,7 +184,7 @@ def save(path: Path, native: OpenCodeSession) -> Saved:
     from txcript.shared.formats.opencode import write
 
     files.preflight_write(path.parent, sqlite_files(path), store="Kilo")
-    session_id = write.save(path, native, KILO)
+    session_id, _ = write.save(path, native, KILO)
     reference = f"{path}#{session_id}"
     taken = [
         b

@@ -155,13 +155,15 @@ class OpenCodeStore:
         preflight_write(self.database.parent, sqlite_files(self.database), store="OpenCode")
         created = write.create_database(self.database)
         try:
-            session_id = write.save(self.database, native)
+            session_id, backup = write.save(self.database, native)
         except BaseException:
             if created:
                 write.remove_created(self.database)
             raise
         reference = f"{self.database}#{session_id}"
-        return Saved(id=session_id, reference=reference, location=self.location(reference))
+        return Saved(
+            id=session_id, reference=reference, location=self.location(reference), backup=backup
+        )
 
     def delete(self, reference: str, *, force: bool = False) -> None:
         from txcript.shared.formats.opencode import write

@@ -125,7 +125,7 @@ def create_database(database: Path) -> bool:
     """Create ``database`` with :data:`.schema.SCHEMA` and its migrations recorded, unless it
     exists; True when it was created. It is built beside its place and linked there, which
     fails when a database appeared meanwhile (nothing is replaced): whole or not at all."""
-    from . import schema
+    from txcript.shared.formats.opencode import schema
 
     if os.path.lexists(database):
         return False
@@ -311,8 +311,12 @@ def _project_for(conn: sqlite3.Connection, directory: Any) -> str:
     return "global"
 
 
-def save(database: Path, native: OpenCodeSession, dialect: Dialect = OPENCODE) -> str:
-    """Write ``native`` into ``database`` (replacing a session of the same id); returns its id."""
+def save(
+    database: Path, native: OpenCodeSession, dialect: Dialect = OPENCODE
+) -> tuple[str, str | None]:
+    """Write ``native`` into ``database`` (replacing a session of the same id); returns its id
+    and the id of the row backup that undoes the write (None when the write committed but its
+    backup could not be published; that was warned about)."""
     session_id = check_session_id(native.id)
     if not SESSION_ID.match(session_id):
         raise BadInput(
@@ -320,10 +324,12 @@ def save(database: Path, native: OpenCodeSession, dialect: Dialect = OPENCODE) -
         )
     work = _Save(database, native, dialect)
     try:
-        transaction(database, session_id, "save", check=work, apply=work.apply, dialect=dialect)
+        taken = transaction(
+            database, session_id, "save", check=work, apply=work.apply, dialect=dialect
+        )
     except UnicodeEncodeError as exc:
         raise StoreError(f"writing {database}: text is not encodable as UTF-8 ({exc})") from None
-    return session_id
+    return session_id, None if taken is None else taken.id
 
 
 class _Archive:
