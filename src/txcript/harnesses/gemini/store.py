@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -48,10 +49,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from txcript.diagnostics import TranscriptWarning, skipped
 from txcript.errors import BadInput, StoreError, StoreUnreadable, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
+from txcript.model import Meta
 from txcript.shared import backups
+from txcript.shared.cache import metadata_cache
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
     Undo,
@@ -75,6 +80,27 @@ from .scan import scan
 _SUFFIXES = (".jsonl", ".json")
 #: A copy whose last update is older than this may be pruned by Gemini's session retention.
 _RETENTION_NOTE_AGE = timedelta(days=1)
+
+
+#: A chat file is listed from the metadata cache only once its mtime is this much in the past
+#: (a file rewritten within the clock's resolution could keep its size and mtime).
+_SETTLED_NS = 2_000_000_000
+
+
+class _Listing(msgspec.Struct, frozen=True, gc=False):
+    """What a chat file gives its listing, as the metadata cache keeps it under the file's
+    ``<mtime ns>:<size>``: its Meta (without the cwd, which comes from its project directory and
+    the registry, outside the file), the ``projectHash`` of its header and of its first record,
+    and its header's last update."""
+
+    meta: Meta
+    project_hash: str | None
+    head_hash: str | None
+    updated: datetime | None
+
+
+_encode_listing = msgspec.json.Encoder().encode
+_decode_listing = msgspec.json.Decoder(_Listing).decode
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +229,7 @@ class GeminiStore:
 
     # -- discovery --------------------------------------------------------------------------
     def discover(self) -> list[Discovered]:
-        return self._listed(self._chat_files())
+        return self._listed(self._chat_files(), complete=True)
 
     def lookup(self, id_prefix: str) -> list[Discovered]:
         """The sessions whose id starts with ``id_prefix``, listed exactly as :meth:`discover`
@@ -278,27 +304,37 @@ class GeminiStore:
         weighed = [f for f in files if _copies_group(f) in groups]
         return [d for d in self._listed(weighed) if d.reference in wanted]
 
-    def _listed(self, files: Iterable[_Found]) -> list[Discovered]:
+    def _listed(self, files: Iterable[_Found], *, complete: bool = False) -> list[Discovered]:
+        """The sessions of ``files``, one per session (the best copy). A file whose (mtime,
+        size) is what the metadata cache holds it under is not read; ``complete`` (every chat
+        file of the store) also forgets cached files that are gone."""
+        files = list(files)
+        cache = metadata_cache()
+        scope = f"{HARNESS}:{self.tmp}"
+        references = [str(found.path) for found in files]
+        known = cache.entries(scope, None if complete else references)
+        fresh: dict[str, tuple[str, bytes]] = {}
+        settled = time.time_ns() - _SETTLED_NS
         registry = projects.read_registry(self.root, strict=False)
         best: dict[tuple[str, str, str | None], tuple[tuple[object, ...], Discovered]] = {}
         unkeyed: list[Discovered] = []
         roots: dict[Path, str | None] = {}
-        for found in files:
+        for found, reference in zip(files, references, strict=True):
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", TranscriptWarning)
-                    chat, head = self._scan(found.path)
-                stat = found.path.stat()
+                listing, stat = self._listing(found, known.get(reference))
             except (TxcriptError, OSError) as exc:
                 # A file named as Gemini names its chats that cannot be read is a damaged chat,
                 # not a stranger: say so rather than let it vanish from the list.
                 if found.path.name.startswith("session-") or found.parent is not None:
                     skipped(found.path, exc)
                 continue
+            held = known.get(reference)
+            if (held is None or held[0] != file_key(stat)) and stat.st_mtime_ns < settled:
+                fresh[reference] = (file_key(stat), _encode_listing(listing))
             if found.project not in roots:
                 roots[found.project] = _project_root(found.project, registry)
-            cwd = _root(roots[found.project], head, registry)
-            meta = meta_from(chat, found.path.name.rsplit(".", 1)[0], cwd)
+            cwd = _root(roots[found.project], {"projectHash": listing.head_hash}, registry)
+            meta = msgspec.structs.replace(listing.meta, cwd=cwd)
             entry = Discovered.from_meta(
                 HARNESS,
                 str(found.path),
@@ -309,19 +345,46 @@ class GeminiStore:
             if not meta.id:
                 unkeyed.append(entry)
                 continue
-            project_hash = chat.header.get("projectHash")
-            project_key = project_hash if isinstance(project_hash, str) else (meta.cwd or "")
+            project_key = (
+                listing.project_hash if listing.project_hash is not None else (meta.cwd or "")
+            )
             key = (project_key, meta.id, found.parent)
-            updated = parse_rfc3339(chat.header.get("lastUpdated")) or meta.timestamp
             rank = (
-                updated,
+                listing.updated or meta.timestamp,
                 not projects.is_hash_dir(found.project.name),
                 found.path.suffix == ".jsonl",
             )
-            held = best.get(key)
-            if held is None or rank > held[0]:
+            winner = best.get(key)
+            if winner is None or rank > winner[0]:
                 best[key] = (rank, entry)
+        gone = [r for r in known if r not in set(references)] if complete else []
+        cache.update(scope, fresh, gone)
         return [entry for _, entry in best.values()] + unkeyed
+
+    def _listing(
+        self, found: _Found, held: tuple[str, bytes] | None
+    ) -> tuple[_Listing, os.stat_result]:
+        """What ``found`` gives its listing (from the cache when ``held`` still matches the
+        file), and the file's status."""
+        stat = found.path.stat()
+        if held is not None and held[0] == file_key(stat):
+            try:
+                return _decode_listing(held[1]), stat
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass  # a damaged entry: read the file, and replace it
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TranscriptWarning)
+            chat, head = self._scan(found.path)
+        stat = found.path.stat()
+        header_hash = chat.header.get("projectHash")
+        head_hash = head.get("projectHash") if isinstance(head, dict) else None
+        listing = _Listing(
+            meta=meta_from(chat, found.path.name.rsplit(".", 1)[0], None),
+            project_hash=header_hash if isinstance(header_hash, str) else None,
+            head_hash=head_hash if isinstance(head_hash, str) else None,
+            updated=parse_rfc3339(chat.header.get("lastUpdated")),
+        )
+        return listing, stat
 
     def _scan(self, path: Path) -> tuple[Chat, Any]:
         """A chat file's replayed chat and first value, read the cheap way when possible."""
