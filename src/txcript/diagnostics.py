@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 
 class TranscriptWarning(UserWarning):
@@ -35,6 +36,32 @@ def skipped(path: object, reason: object, what: str = "") -> None:
     <what ><path>: <reason>`` (a :class:`SkippedFile`)."""
     message = f"skipping {what + ' ' if what else ''}{path}: {reason}"
     warnings.warn(SkippedFile(message, str(path), str(reason)), stacklevel=3)
+
+
+class Tally:
+    """The warnings of one read, said once per kind with a count: a file with 200,000 bad lines
+    of one kind gets one warning, not 200,000. ``add`` each finding under its kind; ``say``
+    gives, per kind, the first finding's message and how many more there were."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, list[Any]] = {}
+
+    def add(self, kind: str, message: str) -> None:
+        found = self._kinds.get(kind)
+        if found is None:
+            self._kinds[kind] = [message, 1]
+        else:
+            found[1] += 1
+
+    def say(self) -> None:
+        for message, count in self._kinds.values():
+            more = count - 1
+            warnings.warn(
+                message if not more else f"{message} (and {more} more like it)",
+                TranscriptWarning,
+                stacklevel=3,
+            )
+        self._kinds.clear()
 
 
 def give_again(messages: Iterable[warnings.WarningMessage]) -> None:

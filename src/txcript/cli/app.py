@@ -10,9 +10,11 @@ failed operation; ``TXCRIPT_DEBUG=1`` shows the traceback instead.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import importlib
 import os
+import re
 import sys
 import warnings
 from typing import Any, NoReturn
@@ -129,6 +131,7 @@ def _fail(message: str, code: int) -> NoReturn:
     output = sys.modules.get("txcript.cli.output")
     if output is not None:
         output.end_progress_line()
+    _say_repeats()
     sys.stdout.flush()
     click.echo(f"txcript: error: {scrub(message)}", err=True)
     sys.exit(code)
@@ -155,6 +158,13 @@ def _short_usage() -> NoReturn:
     sys.exit(2)
 
 
+#: Where a warning names a line or an item by number: warnings that differ only there are one
+#: kind, said once (:func:`_show_warning`).
+_POSITIONS = re.compile(r"\b(line|record|message|messages|item|entry|part)( |\[)\d+")
+#: Each kind of warning said so far: the first one's text, and how many more came.
+_said: dict[str, list[Any]] = {}
+
+
 def _show_warning(
     message: Warning | str,
     category: type[Warning],
@@ -163,7 +173,26 @@ def _show_warning(
     file: Any = None,
     line: str | None = None,
 ) -> None:
-    click.echo(f"txcript: warning: {scrub(str(message))}", err=True)
+    """A warning, once per kind: a reader that warns per line of a file (a log with 200,000 bad
+    lines) says the first, and how many more there were when the command ends."""
+    text = scrub(str(message))
+    kind = _POSITIONS.sub(r"\1\2#", text)
+    seen = _said.get(kind)
+    if seen is not None:
+        seen[1] += 1
+        return
+    if not _said:
+        atexit.register(_say_repeats)
+    _said[kind] = [text, 0]
+    click.echo(f"txcript: warning: {text}", err=True)
+
+
+def _say_repeats() -> None:
+    """How many more warnings of each kind came than were said."""
+    for seen in _said.values():
+        if seen[1]:
+            click.echo(f"txcript: warning: … and {seen[1]} more like: {seen[0]}", err=True)
+            seen[1] = 0
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from txcript.diagnostics import warn
+from txcript.diagnostics import Tally
 from txcript.errors import Malformed
 from txcript.shared.jsonutil import INVALID, try_loads
 from txcript.shared.text import shown
@@ -129,6 +129,7 @@ def parse(text: str, label: str | None = None) -> GeminiSession:
     raw_lines = (text[:-1] if trailing else text).split("\n")
     lines: list[Line] = []
     found = False
+    tally = Tally()
     for number, raw in enumerate(raw_lines, start=1):
         if not raw.strip():
             lines.append(Line(raw, INVALID))
@@ -136,10 +137,11 @@ def parse(text: str, label: str | None = None) -> GeminiSession:
         value = try_loads(raw)
         if value is INVALID:
             where = f"{label}: line {number}" if label else f"line {number}"
-            warn(f"{where} of the Gemini chat is not valid JSON (truncated?); skipped")
+            tally.add("json", f"{where} of the Gemini chat is not valid JSON (truncated?); skipped")
         else:
             found = found or is_header(value) or is_message(value)
         lines.append(Line(raw, value))
+    tally.say()
     if not found:
         raise Malformed(HARNESS, f"{what} holds no Gemini chat header or message records")
     return GeminiSession(lines=tuple(lines), trailing_newline=trailing)
@@ -188,13 +190,15 @@ class _Messages:
         else:
             self.by_key[key] = (record, held[1])
 
-    def reset(self, records: list[Any], where: str) -> None:
+    def reset(self, records: list[Any], where: str, tally: Tally) -> None:
         self.order, self.by_key = [], {}
         for index, record in enumerate(records):
             if is_message(record):
                 self.put(record, f"{where}:{index}")
             else:
-                warn(f"{where}: messages[{index}] is not a message record; skipped")
+                tally.add(
+                    "not a message", f"{where}: messages[{index}] is not a message record; skipped"
+                )
 
     def rewind(self, target: str) -> bool:
         held = self.by_key.get(target)
@@ -210,19 +214,22 @@ class _Messages:
         return [self.by_key[key][0] for key in self.order]
 
 
-def _patch(header: dict[str, Any], patch: dict[str, Any], messages: _Messages, where: str) -> None:
+def _patch(
+    header: dict[str, Any], patch: dict[str, Any], messages: _Messages, where: str, tally: Tally
+) -> None:
     for key, value in patch.items():
         if key == "messages":
             if isinstance(value, list):
-                messages.reset(value, where)
+                messages.reset(value, where, tally)
             else:
-                warn(f"{where}: $set of `messages` is not a list; ignored")
+                tally.add("$set messages", f"{where}: $set of `messages` is not a list; ignored")
             continue
         expected = _HEADER_TYPES.get(key)
         if expected is not None and not isinstance(value, expected):
-            warn(
+            tally.add(
+                f"$set {key}",
                 f"{where}: $set of `{shown(key[:40])}` has the wrong type "
-                f"({type(value).__name__}); ignored"
+                f"({type(value).__name__}); ignored",
             )
             continue
         header[key] = value
@@ -238,7 +245,9 @@ def replay(native: GeminiSession, label: str = "the Gemini chat") -> Chat:
 def replay_document(document: dict[str, Any], label: str) -> Chat:
     """A legacy document's chat: its fields and its messages (by id, the last one winning)."""
     listed = _Messages()
-    listed.reset(document["messages"], label)
+    tally = Tally()
+    listed.reset(document["messages"], label, tally)
+    tally.say()
     fields = {k: v for k, v in document.items() if k != "messages"}
     return Chat(header=fields, messages=listed.values())
 
@@ -248,25 +257,31 @@ def replay_values(values: Iterable[Any], label: str) -> Chat:
     header: dict[str, Any] = {}
     messages = _Messages()
     seen_header = False
+    # One warning per kind, with a count: 200,000 rewinds naming no message said 200,000.
+    tally = Tally()
     for number, value in enumerate(values, start=1):
         if value is INVALID:
             continue
         if not isinstance(value, dict):
-            warn(f"{label}: line {number} is not a JSON object; skipped")
+            tally.add("not an object", f"{label}: line {number} is not a JSON object; skipped")
         elif "$set" in value:
             patch = value["$set"]
             if isinstance(patch, dict):
-                _patch(header, patch, messages, f"{label}: line {number}")
+                _patch(header, patch, messages, f"{label}: line {number}", tally)
             else:
-                warn(f"{label}: line {number}: $set is not an object; ignored")
+                tally.add("$set", f"{label}: line {number}: $set is not an object; ignored")
         elif "$rewindTo" in value:
             target = value["$rewindTo"]
             if not isinstance(target, str):
-                warn(f"{label}: line {number}: $rewindTo is not a message id; ignored")
+                tally.add(
+                    "$rewindTo id",
+                    f"{label}: line {number}: $rewindTo is not a message id; ignored",
+                )
             elif not messages.rewind(target):
-                warn(
+                tally.add(
+                    "$rewindTo",
                     f"{label}: line {number}: $rewindTo names no earlier message "
-                    f"({shown(target[:40])}); ignored"
+                    f"({shown(target[:40])}); ignored",
                 )
         elif is_message(value):
             messages.put(value, f"line:{number}")
@@ -274,5 +289,6 @@ def replay_values(values: Iterable[Any], label: str) -> Chat:
             seen_header = True
             header.update(value)
         else:
-            warn(f"{label}: line {number} is not a Gemini chat record; skipped")
+            tally.add("record", f"{label}: line {number} is not a Gemini chat record; skipped")
+    tally.say()
     return Chat(header=header, messages=messages.values())
