@@ -507,3 +507,65 @@ def test_discovery_gives_the_meta_a_full_load_gives_on_odd_files(root: Path, nam
         meta.cwd,
         meta.model,
     )
+
+
+def test_an_entry_added_to_the_registry_during_a_save_is_kept(
+    root: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a save read ``projects.json``, then rewrote the whole file from what it had
+    read, so an entry another program added in between was deleted. The registry is read again
+    right before it is written, and only this save's entry is added to it."""
+    from txcript.harnesses.gemini import projects
+
+    build_store(root)
+    original = projects.claim_slug
+
+    def meanwhile(registry: projects.Registry, tmp: Path, project_root: str) -> str:
+        path = root / projects.REGISTRY
+        document = json.loads(path.read_text())
+        document["projects"]["/elsewhere/other"] = "other"  # Gemini, registering a project
+        path.write_text(json.dumps(document))
+        return original(registry, tmp, project_root)
+
+    monkeypatch.setattr(projects, "claim_slug", meanwhile)
+    transcript = sample()
+    meta = m.Meta(id=ID, timestamp=transcript.meta.timestamp, cwd=str(workspace))
+    store(root).save(H.from_common(m.Transcript(meta=meta, messages=transcript.messages)))
+    listed = json.loads((root / projects.REGISTRY).read_text())["projects"]
+    assert listed["/elsewhere/other"] == "other"
+    assert str(workspace) in listed
+
+
+def test_a_save_waits_for_another_saves_registry_and_both_are_kept(
+    root: Path, tmp_path: Path
+) -> None:
+    """Two saves into different projects at once each rewrote the registry from their own read,
+    so one entry was lost. A save holds a lock on the store root while it reads and writes the
+    registry: here the test holds it, the save waits, and both projects end up registered."""
+    import subprocess
+    import sys
+    import time
+
+    from txcript.harnesses.gemini import projects
+
+    build_store(root)
+    before = (root / projects.REGISTRY).read_bytes()
+    other = tmp_path / "second-project"
+    other.mkdir()
+    document = tmp_path / "doc.json"
+    document.write_text(m.to_json(sample()))
+    env = {**os.environ, "GEMINI_CLI_HOME": str(root.parent), "TXCRIPT_DATA_DIR": str(tmp_path)}
+    args = ["continue", str(document), "--with", "gemini", "--cwd", str(other), "--no-resume"]
+    with projects.locked(root):
+        save = subprocess.Popen([sys.executable, "-m", "txcript", *args], env=env)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            assert save.poll() is None, "the save did not wait for the lock"
+            time.sleep(0.1)
+        assert (root / projects.REGISTRY).read_bytes() == before
+        listed = json.loads(before)
+        listed["projects"]["/held/by/the/test"] = "held"
+        (root / projects.REGISTRY).write_text(json.dumps(listed))
+    assert save.wait(60) == 0
+    registered = json.loads((root / projects.REGISTRY).read_text())["projects"]
+    assert registered["/held/by/the/test"] == "held" and str(other) in registered

@@ -10,9 +10,11 @@ the root, in hex; both kinds occur, sometimes for the same project.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import StoreError, StoreUnreadable
 from txcript.shared.files import MAX_SIDE_FILE_BYTES, decode_lossless, read_regular
-from txcript.shared.jsonutil import loads_strict
+from txcript.shared.jsonutil import dumps_pretty, loads_strict
 
 REGISTRY = "projects.json"
 MARKER = ".project_root"
@@ -117,6 +119,45 @@ def read_registry(root: Path, *, strict: bool) -> Registry:
     if not isinstance(projects, dict) or not all(isinstance(v, str) for v in projects.values()):
         return _problem(path, strict, "has a `projects` member that is not an object of slugs")
     return Registry(path, value, dict(projects), exists=True)
+
+
+@contextlib.contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """An exclusive lock on the store root (its nearest existing directory, for a root not
+    made yet) while a save reads ``projects.json``, claims a slug and writes the registry: two
+    saves at once each add their project, where the second used to rewrite the registry as it
+    had read it, losing the first's entry. Without ``fcntl`` (Windows), no lock is taken."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - POSIX runs the tests
+        yield
+        return
+    target = root
+    while not target.is_dir() and target.parent != target:
+        target = target.parent
+    try:
+        fd = os.open(target, os.O_RDONLY)
+    except OSError as exc:
+        raise StoreError(f"locking {target}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (closing the only descriptor drops the lock)
+
+
+def with_project(registry_root: Path, root: str, slug: str) -> str | None:
+    """``projects.json`` as it is on disk now, with ``root`` registered as ``slug``: the text
+    to write, or None when it already says so. Read again right before the write, so an entry
+    another program added since the save first read it is kept."""
+    fresh = read_registry(registry_root, strict=True)
+    if fresh.projects.get(root) == slug:
+        return None
+    document = dict(fresh.document)
+    listed = dict(fresh.projects)
+    listed[root] = slug
+    document["projects"] = listed
+    return dumps_pretty(document)
 
 
 def claim_slug(registry: Registry, tmp: Path, root: str) -> str:

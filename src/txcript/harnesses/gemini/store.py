@@ -67,7 +67,6 @@ from txcript.shared.files import (
     read_regular,
 )
 from txcript.shared.ids import check_session_id
-from txcript.shared.jsonutil import dumps_pretty
 from txcript.shared.text import scrub
 from txcript.shared.timeutil import format_rfc3339, now, parse_rfc3339
 from txcript.shared.workdir import filing_directory
@@ -441,6 +440,14 @@ class GeminiStore:
         # The registry is read before the slug (and so the chat's path) is known: its path is
         # checked first, so a planted link is refused rather than read.
         preflight_write(self.root, [self.root / projects.REGISTRY], store="Gemini")
+        with projects.locked(self.root):
+            path = self._write(native, session_id, root_dir, force=force)
+        return Saved(
+            id=session_id, reference=str(path), location=str(path), notes=self._notes(native)
+        )
+
+    def _write(self, native: GeminiSession, session_id: str, root_dir: str, *, force: bool) -> Path:
+        """The save's reads and writes, under :func:`projects.locked`; the chat's path."""
         registry = projects.read_registry(self.root, strict=True)
         slug = registry.projects.get(root_dir) or projects.claim_slug(registry, self.tmp, root_dir)
         path = self.target(native, slug)
@@ -470,20 +477,14 @@ class GeminiStore:
             undo.make_dirs(path.parent)
             if projects.read_marker(project) is None:
                 undo.write(project / projects.MARKER, root_dir.encode("utf-8", "surrogateescape"))
-            if registry.projects.get(root_dir) != slug:
-                document = dict(registry.document)
-                listed = dict(registry.projects)
-                listed[root_dir] = slug
-                document["projects"] = listed
-                text = dumps_pretty(document)
+            text = projects.with_project(self.root, root_dir, slug)
+            if text is not None:
                 undo.write(registry.path, text.encode("utf-8", "surrogateescape"))
             undo.write(path, data)
         except BaseException:
             undo.run()
             raise
-        return Saved(
-            id=session_id, reference=str(path), location=str(path), notes=self._notes(native)
-        )
+        return path
 
     def _notes(self, native: GeminiSession) -> tuple[str, ...]:
         header = replay(native).header
