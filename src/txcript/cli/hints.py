@@ -34,17 +34,27 @@ def resume_hint(result: Any) -> str:
 
 
 def out_note(result: Any, out: str) -> str | None:
-    """For an ``--out`` copy the harness has no override for: where the app would look."""
+    """For an ``--out`` copy the harness has no override for: where the app would look. When
+    ``out`` is that very place (the live store), that is what is said."""
     harness = harnesses.get(result.harness)
-    if harness.root_env:
-        return None
     root = harness.default_root()
     if root is None:
+        return None
+    if _same_directory(Path(out), root):
+        return f"{scrub(out)} is {harness.name}'s own store: {harness.name} finds the copy there"
+    if harness.root_env:
         return None
     return (
         f"{harness.name} reads only {scrub(str(root))}; the copy under {scrub(out)} is for "
         "moving by hand or for another machine"
     )
+
+
+def _same_directory(one: Path, other: Path) -> bool:
+    try:
+        return one.resolve() == other.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def undo_hint(result: Any, out: str | None = None) -> str:
