@@ -354,8 +354,8 @@ NORMALIZATIONS = (
     "JSON tool output is stored as its compact text where the app keeps only strings",
     "a tool call left without a result while the conversation goes on gets an error result "
     "saying none was recorded (in the app's own words where it has some), so the copy resumes",
-    "a tool call takes its result's time where the app keeps a call and its result in one "
-    "record (Cursor desktop's bubbles)",
+    "a tool call and its result take one time where the app keeps them in one record (the "
+    "result's in Cursor desktop's bubbles, the call's in Kimi CLI's steps)",
 )
 
 
@@ -404,21 +404,28 @@ def _closed_forms(common: Transcript) -> list[Transcript]:
 
 def _aligned(back: Transcript, expected: Transcript) -> Transcript:
     """``back`` with what :data:`NORMALIZATIONS` allow put as ``expected`` has it: each tool
-    call's message given back its time where it took the time of one of its calls' results
-    (a call and its result in one record), and each error result standing where ``expected``
-    closes an open call given the words of :data:`~txcript.pairing.NO_RESULT`."""
+    call's message given back its time where it took the time of one of its calls' results,
+    and each result's where it took its call's (a call and its result in one record), and
+    each error result standing where ``expected`` closes an open call given the words of
+    :data:`~txcript.pairing.NO_RESULT`."""
     if len(back.messages) != len(expected.messages):
         return back
     result_times: dict[str, set[datetime]] = {}
+    call_times: dict[str, set[datetime]] = {}
     for message in expected.messages:
         for block in message.content:
             if isinstance(block, ToolResult):
                 result_times.setdefault(block.tool_use_id, set()).add(message.timestamp)
+            elif isinstance(block, ToolUse):
+                call_times.setdefault(block.id, set()).add(message.timestamp)
     messages = list(back.messages)
     for index, (got, wanted) in enumerate(zip(back.messages, expected.messages, strict=True)):
         if got.timestamp != wanted.timestamp:
             calls = [b.id for b in wanted.content if isinstance(b, ToolUse)]
-            if any(got.timestamp in result_times.get(call, ()) for call in calls):
+            answered = [b.tool_use_id for b in wanted.content if isinstance(b, ToolResult)]
+            if any(got.timestamp in result_times.get(call, ()) for call in calls) or any(
+                got.timestamp in call_times.get(call, ()) for call in answered
+            ):
                 got = msgspec.structs.replace(got, timestamp=wanted.timestamp)
         if len(got.content) == len(wanted.content):
             content = tuple(

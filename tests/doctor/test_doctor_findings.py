@@ -116,10 +116,18 @@ def test_what_writers_change_on_purpose_is_not_a_fixpoint_failure(
 ) -> None:
     """Found on a 1,000-session store: 475 sessions FAILed for deliberate choices, a synthetic
     error result for a call that has none, or a call taking its result's time after Cursor →
-    Cursor. A FAIL must mean that data is at risk."""
+    Cursor. A FAIL must mean that data is at risk. (Compared with the same session where the
+    call is answered at once: whatever else a writer does to it is not what this is about.)"""
+    harness = harnesses.get(writer)
+    answered_at_once = (
+        m.Message(
+            role="user", content=(m.ToolResult(tool_use_id="c1", content="ok"),), timestamp=_at(1)
+        ),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TranscriptWarning)  # (the open call is reported)
-        assert doctor.fixpoint_problem(harnesses.get(writer), _session(writer, *middle)) is None
+        baseline = doctor.fixpoint_problem(harness, _session(writer, *answered_at_once))
+        assert doctor.fixpoint_problem(harness, _session(writer, *middle)) == baseline
 
 
 def test_a_lost_result_or_time_still_fails() -> None:

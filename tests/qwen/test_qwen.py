@@ -28,7 +28,7 @@ from conftest import RunCli
 from txcript import harnesses
 from txcript import model as m
 from txcript.diagnostics import TranscriptWarning
-from txcript.errors import BadInput, Malformed, Unconvertible
+from txcript.errors import BadInput, Malformed
 from txcript.harnesses.qwen.store import QwenStore, project_id
 
 H = harnesses.get("qwen")
@@ -262,11 +262,17 @@ def test_a_copy_is_written_where_qwen_resume_finds_it_and_reads_back_the_same(
         store.save(H.from_common(copy))
 
 
-def test_a_copy_without_a_working_directory_is_refused_before_any_byte(tmp_path: Path) -> None:
+def test_a_copy_without_a_working_directory_is_filed_under_the_current_directory(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """It was refused ("pass --cwd"), even with ``--out``: like every writer, Qwen Code files a
+    session with no cwd under the directory it is written from (tests/test_writers_without_cwd.py
+    runs that for every writer)."""
+    from txcript.harnesses.qwen.store import project_id
+
     copy = m.Transcript(meta=m.Meta(id="0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", timestamp=at(0)))
-    with pytest.raises(Unconvertible, match="--cwd"):
-        QwenStore(tmp_path).save(H.from_common(copy))
-    assert not any(tmp_path.iterdir())
+    saved = QwenStore(tmp_path).save(H.from_common(copy))
+    assert Path(saved.reference).parent.parent.name == project_id(str(workspace))
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "-x", "not-a-uuid"])

@@ -144,8 +144,8 @@ def doctor_command(deep: bool, as_json: bool) -> None:
     - JSON tool output is stored as its compact text where the app keeps only strings
     - a tool call left without a result while the conversation goes on gets an error result
       saying none was recorded (in the app's own words where it has some), so the copy resumes
-    - a tool call takes its result's time where the app keeps a call and its result in one
-      record (Cursor desktop's bubbles)
+    - a tool call and its result take one time where the app keeps them in one record (the
+      result's in Cursor desktop's bubbles, the call's in Kimi CLI's steps)
 
     \b
     Examples:

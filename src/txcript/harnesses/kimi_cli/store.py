@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from txcript.diagnostics import TranscriptWarning, warn
-from txcript.errors import BadInput, StoreError, TxcriptError, Unconvertible
+from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
@@ -54,6 +54,7 @@ from txcript.shared.jsonlines import Line, parse_lines
 from txcript.shared.jsonutil import loads_strict
 from txcript.shared.listing import cached_listing, stat_key
 from txcript.shared.text import scrub
+from txcript.shared.workdir import filing_directory
 
 from .codec import meta_of
 from .native import HARNESS, KimiCliSession, parse_context, render_context, render_wire
@@ -271,13 +272,9 @@ class KimiCliStore:
 
     def save(self, native: KimiCliSession, *, force: bool = False) -> Saved:
         session_id = UUID_IDS.check(native.session_id, "Kimi CLI")
-        if not native.work_dir:
-            raise Unconvertible(
-                HARNESS,
-                "the session has no working directory, and Kimi CLI files sessions by work "
-                "directory (pass --cwd DIR)",
-            )
-        directory = self.sessions / work_dir_key(native.work_dir) / session_id
+        # (A session with no work directory is filed under the one it is written from.)
+        work_dir = filing_directory(native.work_dir)
+        directory = self.sessions / work_dir_key(work_dir) / session_id
         files = {"context.jsonl": render_context(native)}
         wire = render_wire(native)
         if wire is not None:
@@ -304,8 +301,8 @@ class KimiCliStore:
             undo.make_dirs(directory)
             for name, payload in data.items():
                 undo.write(directory / name, payload)
-            if work_dir_key(native.work_dir) not in index.work_dirs:
-                undo.write(index_path, _indexed(index, native.work_dir))
+            if work_dir_key(work_dir) not in index.work_dirs:
+                undo.write(index_path, _indexed(index, work_dir))
         except BaseException:
             undo.run()
             raise

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from txcript.diagnostics import TranscriptWarning, warn
-from txcript.errors import BadInput, StoreError, TxcriptError, Unconvertible
+from txcript.errors import BadInput, StoreError, TxcriptError
 from txcript.harnesses.base import Discovered, Saved
 from txcript.model import Meta
 from txcript.shared.files import (
@@ -46,6 +46,7 @@ from txcript.shared.ids import UUID_IDS
 from txcript.shared.jsonutil import try_loads
 from txcript.shared.listing import cached_listing, stat_key
 from txcript.shared.text import scrub
+from txcript.shared.workdir import filing_directory
 
 from .codec import MetaScan, meta_of
 from .native import HARNESS, QwenSession, is_record, parse, render
@@ -172,13 +173,9 @@ class QwenStore:
     def target(self, native: QwenSession) -> tuple[str, Path]:
         meta = meta_of(native)
         session_id = UUID_IDS.check(meta.id, "Qwen Code")
-        if not meta.cwd:
-            raise Unconvertible(
-                HARNESS,
-                "the session has no working directory, and Qwen Code files chats by project "
-                "(pass --cwd DIR)",
-            )
-        return session_id, self.projects / project_id(meta.cwd) / "chats" / f"{session_id}.jsonl"
+        # (A chat with no cwd is filed under the directory it is written from.)
+        project = project_id(filing_directory(meta.cwd))
+        return session_id, self.projects / project / "chats" / f"{session_id}.jsonl"
 
     def save(self, native: QwenSession, *, force: bool = False) -> Saved:
         """Write the chat where ``qwen --resume <id>``, run from its cwd, finds it."""
