@@ -42,13 +42,13 @@ def test_a_listing_entry_encodes_as_the_caches_hold_it() -> None:
     became a msgspec Struct (it was a dataclass) hold; a change here needs a cache format bump."""
     entry = Discovered("codex", "/r/a.jsonl", "id-1", T0, "t", None, "m", None, T0, 3, None)
     encoded = msgspec.json.encode(entry)
-    before_new_fields = (
+    before_added = (
         b'{"harness":"codex","reference":"/r/a.jsonl","meta_id":"id-1",'
         b'"timestamp":"2026-01-02T03:04:05Z","title":"t","cwd":null,"model":"m",'
         b'"git_branch":null,"updated_at":"2026-01-02T03:04:05Z","message_count":3,"parent":null'
     )
-    assert encoded == before_new_fields + b',"account":null,"kind":null}'
+    assert encoded == before_added + b',"account":null,"kind":null,"also_in":[]}'
     assert msgspec.json.decode(encoded, type=Discovered) == entry
-    # ``account`` (Cowork) and ``kind`` (Hermes) came last, with defaults: an entry cached before
-    # them reads the same
-    assert msgspec.json.decode(before_new_fields + b"}", type=Discovered) == entry
+    # The fields added last (``account``, ``kind``, ``also_in``) have defaults: an entry
+    # cached before them reads the same.
+    assert msgspec.json.decode(before_added + b"}", type=Discovered) == entry

@@ -184,6 +184,8 @@ def test_continue_reports_the_new_session(written: dict[str, Any]) -> None:
         "id": cid,
         "location": str(db_path(written["root"])),
         "resume_command": ["cursor"],
+        "cwd": None,
+        "env": {},
     }
     assert str(uuid.UUID(cid)) == cid and cid != "sess-1"  # a fresh id: never the source's
 

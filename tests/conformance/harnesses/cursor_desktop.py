@@ -17,13 +17,11 @@ from declare import (
     composed,
     each_result_with_its_call,
     replaced,
-    tool_fields,
     use_fixtures,
     user_texts_joined,
     without_commands,
 )
 
-from txcript.model import Bash
 from txcript.pairing import NO_RESULT
 
 use_fixtures("cursor_desktop")
@@ -88,15 +86,13 @@ CONFORMANCE = Conformance(
     hop_limit=HopLimit(
         "a Cursor desktop tool bubble holds its call and its result together, so a parallel "
         "batch A B rA rB comes back A rA B rB, and a call followed by anything gets an error "
-        "result saying none was recorded; a terminal call keeps its command, cwd and timeout "
-        "only; a slash command the user ran (a user-side call) has no bubble and is left out; "
-        "a user bubble holds one text, so a user's texts are joined by a blank line; a text "
-        "result that is JSON comes back as that JSON",
+        "result saying none was recorded; a slash command the user ran (a user-side call) has "
+        "no bubble and is left out; a user bubble holds one text, so a user's texts are joined "
+        "by a blank line; a text result that is JSON comes back as that JSON",
         composed(
             _json_text_results,
             without_commands,
             user_texts_joined,
-            tool_fields(Bash, description=None, run_in_background=False),
             closed_calls(NO_RESULT, at_the_end=False),
             each_result_with_its_call,
         ),
