@@ -148,3 +148,21 @@ def empty_cursor_database(user_dir: Path) -> Path:
     finally:
         conn.close()
     return database
+
+
+def prepare_store(writer: str, root: Path) -> None:
+    """Make ``root`` hold what ``writer``'s app leaves there before txcript's first write: the
+    harness's conformance declaration says (``fresh_root``: an app-made database, a project);
+    a live Cursor desktop or OpenCode store also needs the app's database (txcript creates one
+    only under ``--out``)."""
+    from conformance.contracts import declaration
+
+    conformance = declaration(writer)
+    if conformance is not None and conformance.fresh_root is not None:
+        conformance.fresh_root(root)
+    elif writer == "cursor_desktop":
+        empty_cursor_database(root)
+    elif writer == "opencode":
+        from txcript.harnesses.opencode.write import create_database
+
+        create_database(root / "opencode.db")

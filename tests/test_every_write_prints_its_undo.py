@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import empty_cursor_database
+from cli_helpers import prepare_store
 from conftest import RunCli
 from txcript import harnesses
 
@@ -36,16 +36,6 @@ def document(directory: Path) -> Path:
         )
     )
     return path
-
-
-def live_store(writer: str, home: Path) -> None:
-    """The app's own database, for the stores whose app creates it."""
-    if writer == "cursor_desktop":
-        empty_cursor_database(home / ".config" / "Cursor" / "User")
-    elif writer == "opencode":
-        from txcript.harnesses.opencode.write import create_database
-
-        create_database(home / ".local" / "share" / "opencode" / "opencode.db")
 
 
 def run_undo(line: str, env: dict[str, str], cwd: Path) -> None:
@@ -74,9 +64,12 @@ def test_every_write_prints_an_undo_that_undoes_it(
     args = ["continue", str(document(tmp_path)), "--with", writer]
     out = tmp_path / "exported"
     if where == "live":
-        live_store(writer, isolated_home)
+        root = harnesses.get(writer).default_root()
+        assert root is not None
+        prepare_store(writer, root)
         args.append("--no-resume")
     else:
+        prepare_store(writer, out)
         args += ["--out", str(out)]
     written = run_cli(*args, env={"TXCRIPT_DATA_DIR": str(data)})
     assert written.code == 0, written

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import prepare_store
 from conftest import RunCli
 from txcript import harnesses
 
@@ -20,6 +21,7 @@ def test_out_into_the_live_root_says_the_app_finds_the_copy(
     harness = harnesses.get(writer)
     root = harness.default_root()
     assert root is not None
+    prepare_store(writer, root)
     document = tmp_path / "session.json"
     document.write_text(
         json.dumps(

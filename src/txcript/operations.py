@@ -539,10 +539,13 @@ def _live_root_notes(target: Harness[Any], root: Path) -> tuple[str, ...]:
     )
     database = target.store_database(root)
     if database is not None:
-        if os.path.lexists(database):
+        # (A store of one database per project, Crush's: its root holds them.)
+        held = root if isinstance(database, tuple) else database
+        if os.path.lexists(held):
             return ()
+        what = "store" if isinstance(database, tuple) else "database"
         raise BadInput(
-            f"no {target.name} database at {scrub(str(database))}{variable}: {target.name} "
+            f"no {target.name} {what} at {scrub(str(held))}{variable}: {target.name} "
             "creates it when it first starts; start it once, or check the path (nothing was "
             "written; --out DIR writes a copy anywhere)"
         )

@@ -27,6 +27,7 @@ from typing import Any
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError, StoreUnreadable
 from txcript.harnesses.base import Discovered, Saved, prefix_bounds
+from txcript.shared.workdir import filing_directory
 
 from . import database, projects
 from .codec import meta_from
@@ -126,11 +127,10 @@ class CrushStore:
 
     # -- write ------------------------------------------------------------------------------
     def project_for(self, cwd: str | None) -> Project:
-        """The project Crush opens when started in ``cwd``: the nearest listed project at or
-        above it (Crush takes the nearest ``.crush`` upward) whose database exists."""
-        if not cwd:
-            raise BadInput("a Crush session needs a project directory (the session has no cwd)")
-        wanted = PurePath(os.path.normpath(cwd))
+        """The project Crush opens when started in ``cwd`` (the current directory for a session
+        with none, as every writer files one): the nearest listed project at or above it (Crush
+        takes the nearest ``.crush`` upward) whose database exists."""
+        wanted = PurePath(os.path.normpath(filing_directory(cwd)))
         found: Project | None = None
         for project in self.projects():
             path = PurePath(os.path.normpath(project.path))
