@@ -163,6 +163,6 @@ def prepare_store(writer: str, root: Path) -> None:
     elif writer == "cursor_desktop":
         empty_cursor_database(root)
     elif writer == "opencode":
-        from txcript.harnesses.opencode.write import create_database
+        from txcript.shared.formats.opencode.write import create_database
 
         create_database(root / "opencode.db")

@@ -123,7 +123,7 @@ def test_a_save_into_a_directory_without_a_database_creates_the_newest_schema(
     """It used to be refused ("run `opencode` once to create it"), which made ``--out DIR``
     useless for OpenCode. The database is now created with the schema of the newest release
     txcript knows, every one of its migrations recorded, and nothing else beside it."""
-    from txcript.harnesses.opencode.schema import MIGRATIONS
+    from txcript.shared.formats.opencode.schema import MIGRATIONS
 
     root = tmp_path / "out" / "opencode"
     harness = harnesses.get("opencode")

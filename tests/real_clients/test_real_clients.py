@@ -1095,7 +1095,7 @@ def test_opencode_lists_and_resumes_a_database_txcript_created(
     `opencode` once to create it"). txcript now creates the database with the schema of the
     newest release it knows, its migrations recorded; the real OpenCode, with DIR as its data
     directory, runs no migration over it, lists the copy under its directory and resumes it."""
-    from txcript.harnesses.opencode.schema import MIGRATIONS
+    from txcript.shared.formats.opencode.schema import MIGRATIONS
 
     client = binary("opencode")
     work = tmp_path / "work"

@@ -1,5 +1,5 @@
 """OpenCode's database as opencode-ai 1.18.33 creates it: txcript makes one only for a copy
-written under ``--out DIR`` into a directory that holds none (:func:`.write.create_database`, whose module sits beside this one).
+written under ``--out DIR`` into a directory that holds none (:func:`.write.create_database`).
 
 :data:`SCHEMA` is the schema that release leaves once its migrations have run, statement for
 statement in the order ``sqlite_master`` keeps them (lines wrapped); :data:`MIGRATIONS` are the
