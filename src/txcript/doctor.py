@@ -453,18 +453,19 @@ def _closing(have: Any, want: Any) -> Any:
 
 def _normalized_difference(expected: Transcript, back: Transcript, where: str) -> str | None:
     """Where ``back`` differs from ``expected`` beyond :data:`NORMALIZATIONS`, or None. The
-    difference reported is the one from ``expected`` as it is."""
-    forms = _closed_forms(expected)
-    first: str | None = None
-    for form in forms:
+    difference reported is from the form of ``expected`` with as many messages as ``back`` (the
+    one the copy took), else from ``expected`` as it is."""
+    reported: str | None = None
+    for form in _closed_forms(expected):
         if where == "messages":
             found = _differs(form.messages, _aligned(back, form).messages, where)
         else:
             found = _differs(form, _aligned(back, form), where)
         if found is None:
             return None
-        first = first or found
-    return first
+        if reported is None or len(form.messages) == len(back.messages):
+            reported = found
+    return reported
 
 
 def fixpoint_problem(harness: Harness[Any], common: Transcript) -> str | None:

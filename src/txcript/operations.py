@@ -529,15 +529,15 @@ def _written_anyway(
 def _live_root_notes(target: Harness[Any], root: Path) -> tuple[str, ...]:
     """Before a live copy's first byte: a store root that is not there is most often a typo in
     its variable (``CURSOR_DESKTOP_USER_DIR``, ``CLAUDE_CONFIG_DIR``), and a copy written there
-    is one no app reads. A database the app keeps (one with row backups: Cursor desktop's,
-    OpenCode's) is the app's to create, so the write is refused; a file store, which its app
-    would create itself, is created, with a note naming it so a typo shows."""
+    is one no app reads. A database the app creates (its declaration's ``app_makes_store``:
+    Cursor desktop's, OpenCode's) is the app's to create, so the write is refused; a file store,
+    which its app would create itself, is created, with a note naming it so a typo shows."""
     declared = target.info.root
     env = declared.env if declared is not None else None
     variable = (
         "" if not env else f" (from ${env})" if os.environ.get(env) else f" (${env} moves it)"
     )
-    database = target.store_database(root)
+    database = target.store_database(root) if target.info.app_makes_store else None
     if database is not None:
         # (A store of one database per project, Crush's: its root holds them.)
         held = root if isinstance(database, tuple) else database

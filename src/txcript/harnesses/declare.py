@@ -178,6 +178,11 @@ class HarnessInfo(_Frozen):
     session's directory when ``resume_from`` is ``"cwd"``. ``ids`` names an
     :class:`~txcript.shared.ids.IdGrammar` of :mod:`txcript.shared.ids`.
 
+    ``app_makes_store``: the store is a database the app creates when it first starts (Cursor
+    desktop's ``state.vscdb``, OpenCode's ``opencode.db``): a live copy is refused while it is
+    missing (a typo in the root's variable, most often) rather than written where no app reads
+    it; ``--out`` creates one (see :func:`txcript.operations.continue_session`).
+
     ``mirrors`` names the harnesses, richest first, whose sessions this one keeps a readable copy
     of under the same id (Cursor's agent transcripts copy Cursor desktop's and the CLI's chats).
     A session one of them holds is listed and opened from there; the copy is used only when none
@@ -200,6 +205,7 @@ class HarnessInfo(_Frozen):
         "resume_from",
         "layers",
         "mirrors",
+        "app_makes_store",
     )
     __slots__ = _fields
     id: str
@@ -218,6 +224,7 @@ class HarnessInfo(_Frozen):
     resume_from: str | None
     layers: tuple[tuple[str, str], ...]
     mirrors: tuple[str, ...]
+    app_makes_store: bool
 
     def __init__(
         self,
@@ -237,6 +244,7 @@ class HarnessInfo(_Frozen):
         resume_from: str | None = None,
         layers: Mapping[str, str] | None = None,
         mirrors: tuple[str, ...] = (),
+        app_makes_store: bool = False,
     ) -> None:
         declared = dict(layers or {})
         unknown = sorted(set(declared) - set(CAPABILITIES))
@@ -262,6 +270,7 @@ class HarnessInfo(_Frozen):
             resume_from=resume_from,
             layers=tuple(sorted(declared.items())),
             mirrors=mirrors,
+            app_makes_store=app_makes_store,
         )
 
     @classmethod
@@ -312,6 +321,7 @@ class HarnessInfo(_Frozen):
             resume_from=entry.get("resume_from"),
             layers=entry.get("layers"),
             mirrors=tuple(entry.get("mirrors", ())),
+            app_makes_store=entry.get("app_makes_store", False),
         )
 
     @property
