@@ -42,8 +42,8 @@ def run_undo(line: str, env: dict[str, str], cwd: Path) -> None:
     command = line.split("undo with: ", 1)[1]
     if " txcript " in f" {command}":  # the real txcript, answering its confirmation
         command = command.replace("txcript ", f"{sys.executable} -m txcript ", 1)
-        if " restore " in command:
-            command += " --yes"
+        if " restore " in command:  # (--force: another test may be running a fake `cursor`)
+            command += " --yes" + ("" if command.endswith(" --force") else " --force")
     done = subprocess.run(["sh", "-c", command], env=env, cwd=cwd, capture_output=True)
     assert done.returncode == 0, (command, done.stderr)
 
@@ -67,7 +67,8 @@ def test_every_write_prints_an_undo_that_undoes_it(
         root = harnesses.get(writer).default_root()
         assert root is not None
         prepare_store(writer, root)
-        args.append("--no-resume")
+        # (--force: another test may be running a stand-in named `cursor` meanwhile.)
+        args += ["--no-resume", "--force"]
     else:
         prepare_store(writer, out)
         args += ["--out", str(out)]

@@ -36,7 +36,8 @@ def test_out_into_the_live_root_says_the_app_finds_the_copy(
             }
         )
     )
-    result = run_cli("continue", str(document), "--with", writer, "--out", str(root))
+    # (--force: another test may be running a stand-in named `cursor` meanwhile.)
+    result = run_cli("continue", str(document), "--with", writer, "--out", str(root), "--force")
     assert result.code == 0, result
     assert "reads only" not in result.stdout and "moving by hand" not in result.stdout
     assert f"note: {root} is {harness.name}'s own store: {harness.name} finds the copy there" in (

@@ -69,8 +69,9 @@ def common_of(root: Path, cid: str) -> Any:
 def test_continue_a_document_into_cursor_desktop(
     run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The user path, with no app running and no --force: a fresh id and start time, a cwd that
-    exists here (the recorded one does not), the ``--json`` shape, and ``cursor`` to resume."""
+    """The user path: a fresh id and start time, a cwd that exists here (the recorded one does
+    not), the ``--json`` shape, and ``cursor`` to resume. (``--force`` only because another
+    test may be running a stand-in named ``cursor`` meanwhile: the live database exists.)"""
     root = tmp_path / "User"
     empty_cursor_database(root)
     here = tmp_path / "here"
@@ -80,7 +81,7 @@ def test_continue_a_document_into_cursor_desktop(
     before = datetime.now().astimezone()
     result = run_cli(
         "continue", str(document(tmp_path)), "--with", "cursor_desktop", "--no-resume", "--json",
-        env=env,
+        "--force", env=env,
     )  # fmt: skip
     assert result.code == 0, result.stderr
     out = json.loads(result.stdout)

@@ -29,7 +29,6 @@ from pathlib import Path
 from txcript.diagnostics import warn
 from txcript.errors import BadInput, StoreError
 from txcript.harnesses.base import Discovered, Saved
-from txcript.harnesses.declare import home_dir
 from txcript.shared import backups
 from txcript.shared.files import (
     MAX_SESSION_FILE_BYTES,
@@ -43,6 +42,7 @@ from txcript.shared.files import (
     write_atomic,
 )
 from txcript.shared.ids import UUID_IDS, id_problem
+from txcript.shared.workdir import filing_directory
 
 from . import display
 from .codec import meta_from
@@ -160,10 +160,9 @@ class GrokStore:
     # -- write ------------------------------------------------------------------------------
     def save(self, native: GrokSession, *, force: bool = False) -> Saved:
         session_id = UUID_IDS.check(native.id, "Grok")
-        home = home_dir()
-        if not native.project and home is None:
-            raise BadInput("the session has no cwd, and there is no HOME to file it under")
-        project = native.project or project_dir(str(home))
+        # (A session with no cwd is filed under the directory it is written from, as every
+        # writer files one: ``continue`` says so.)
+        project = native.project or project_dir(filing_directory(None))
         problem = id_problem(project)
         if problem is not None or project.startswith("."):
             raise BadInput(
