@@ -8,8 +8,8 @@ internal (``docs/library.md``)::
     for session in txcript.list_sessions("claude_code", since="7d"):
         print(session.id, session.title)
     transcript = txcript.load(session.id)
-    saved = txcript.save(transcript, "codex")
-    txcript.restore(saved.backup)
+    saved = txcript.save(transcript, "codex")  # continue it in Codex
+    txcript.delete(saved.id, "codex")  # and undo that
 
 Names load on first use, so ``import txcript`` costs little more than Python itself.
 """
@@ -27,7 +27,10 @@ if TYPE_CHECKING:
         HarnessEntry,
         Hit,
         Match,
+        Resume,
+        Saved,
         Session,
+        delete,
         dumps,
         find,
         list_backups,
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
         load,
         loads,
         restore,
+        save,
     )
     from txcript.diagnostics import TranscriptWarning
     from txcript.errors import TxcriptError
@@ -48,11 +52,14 @@ __all__ = [
     "HarnessEntry",
     "Hit",
     "Match",
+    "Resume",
+    "Saved",
     "Session",
     "Transcript",
     "TranscriptWarning",
     "TxcriptError",
     "__version__",
+    "delete",
     "dumps",
     "errors",
     "find",
@@ -62,6 +69,7 @@ __all__ = [
     "load",
     "loads",
     "restore",
+    "save",
 ]
 
 #: Where each public name lives (``module`` or ``module:attribute``).

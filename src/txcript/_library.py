@@ -79,6 +79,33 @@ class Match(msgspec.Struct, frozen=True):
     hits: tuple[Hit, ...]
 
 
+class Resume(msgspec.Struct, frozen=True):
+    """How to go on with a written copy: run ``argv`` in ``cwd`` with ``env`` added."""
+
+    argv: tuple[str, ...]
+    #: The directory to run it in (None: anywhere; the harness finds the copy by id).
+    cwd: Path | None
+    #: Variables it needs: the store override of a copy written under ``out``.
+    env: dict[str, str]
+
+
+class Saved(msgspec.Struct, frozen=True):
+    """What :func:`save` wrote: the copy's id and place, how to resume it, and how to undo it."""
+
+    harness: str
+    id: str
+    #: Where the copy lives: a file, or a database and the row that holds it.
+    location: str
+    resume: Resume
+    #: The backup ``restore`` undoes the write with (None: the store took none; a new file
+    #: store copy is undone by deleting it).
+    backup: str | None
+    #: The title the harness shows for the copy.
+    title: str | None
+    #: What the write changed or noticed (a cwd that does not exist here, an id re-shaped …).
+    notes: tuple[str, ...] = ()
+
+
 def _session(found: Discovered) -> Session:
     return Session(
         harness=found.harness,
@@ -220,6 +247,71 @@ def find(
         )
         for match in matches
     ]
+
+
+def save(
+    transcript: Transcript,
+    harness: str,
+    out: str | Path | None = None,
+    cwd: str | Path | None = None,
+    replace: bool = False,
+    force: bool = False,
+) -> Saved:
+    """Write ``transcript`` into ``harness``'s store, as ``txcript continue --with`` does; the
+    session it came from is never touched.
+
+    Into the live store (``out`` None) the copy gets a fresh id and start time, and ``cwd`` (by
+    default its recorded one where that exists here, else the current directory) so that the
+    harness finds it. With ``out``, a store root anywhere, it is a faithful copy: id, start time
+    and cwd kept, and a session already holding that id is refused unless ``replace``. ``force``
+    writes while the harness's app runs. Everything is checked before the first byte: bad input
+    raises :class:`~txcript.errors.BadInput` with nothing written.
+    """
+    from txcript import harnesses
+    from txcript.operations import continue_target, write_copy
+
+    target = continue_target(harness)
+    written = write_copy(
+        transcript,
+        target,
+        source_harness="common",
+        cwd=None if cwd is None else str(cwd),
+        out=None if out is None else str(out),
+        force=force,
+        replace=replace,
+    )
+    needs_cwd = harnesses.get(written.harness).resume_in_cwd
+    return Saved(
+        harness=written.harness,
+        id=written.id,
+        location=written.location,
+        resume=Resume(
+            tuple(written.resume_command),
+            written.launch_cwd if needs_cwd else None,
+            dict(written.resume_env or {}),
+        ),
+        backup=written.backup,
+        title=written.title,
+        notes=written.notes,
+    )
+
+
+def delete(
+    ref: str,
+    harness: str | None = None,
+    root: str | Path | None = None,
+    force: bool = False,
+) -> str | None:
+    """Remove the one session ``ref`` names (an id, unique prefix or a title no other session
+    shares) from its store, or from the store of ``harness`` rooted at ``root`` (a copy
+    :func:`save` wrote under ``out``). The store backs up what it removes first: the id
+    returned is the backup :func:`restore` puts it back with. Undoes a :func:`save` into a
+    file store, which takes no backup of a file it creates."""
+    from txcript.operations import delete_session, resolve_for_delete
+
+    where = None if root is None else str(root)
+    session = resolve_for_delete(ref, harness, where)
+    return delete_session(session, force=force, root=where)
 
 
 def list_backups() -> list[Backup]:

@@ -401,6 +401,38 @@ def continue_session(
     transcript, _ = opened.sliced(check_tool_pairs=True)
     if not transcript.messages:
         raise BadInput(f"{opened.label} has no messages to continue")
+    return write_copy(
+        transcript,
+        target,
+        source_harness=opened.harness.id,
+        cwd=cwd,
+        out=out,
+        force=force,
+        replace=replace,
+        committed=committed,
+    )
+
+
+def write_copy(
+    transcript: Transcript,
+    target: Harness[Any],
+    *,
+    source_harness: str,
+    cwd: str | None = None,
+    out: str | None = None,
+    force: bool = False,
+    replace: bool = False,
+    committed: Callable[[], None] | None = None,
+) -> Continued:
+    """Write ``transcript`` into ``target``'s store: the one write path of ``continue`` and of
+    :func:`txcript.save`. Without ``out`` the copy gets a fresh id, start time and a cwd that
+    exists here; with ``out`` (a store root) it is a faithful copy, id and cwd kept, refused over
+    a session with the same id unless ``replace``. ``committed`` is called once it is written."""
+    if cwd is not None and not os.path.isdir(cwd):
+        raise BadInput(f"--cwd `{scrub(cwd)}` is not a directory")
+    _check_target(target)
+    if not transcript.messages:
+        raise BadInput("the transcript has no messages to continue")
     meta = transcript.meta
     notes: tuple[str, ...] = ()
     if out is None:
@@ -465,7 +497,7 @@ def continue_session(
     filed = meta.cwd or (filing_directory(None) if target.resume_in_cwd else None)
     launch_dir = Path(filed) if filed and os.path.isdir(filed) else None
     return Continued(
-        opened.harness.id,
+        source_harness,
         target.id,
         saved.id,
         saved.location,

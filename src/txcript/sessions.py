@@ -21,7 +21,7 @@ import msgspec
 
 from txcript import harnesses
 from txcript.diagnostics import SkippedFile, give_again, noticed, warn
-from txcript.errors import BadInput, StoreError, TxcriptError, UnknownHarness
+from txcript.errors import Ambiguous, BadInput, NotFound, StoreError, TxcriptError, UnknownHarness
 from txcript.fragment import (
     RangeRequest,
     Span,
@@ -342,7 +342,7 @@ def _read_bytes(path: str) -> tuple[bytes, str, str | None]:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise BadInput(f"reading {path}: no such file") from None
+        raise NotFound(f"reading {path}: no such file") from None
     except OSError as exc:
         raise BadInput(f"reading {path}: {exc.strerror or exc}") from None
     if stat.S_ISDIR(mode):
@@ -507,13 +507,13 @@ def _candidate_title(title: str) -> str:
     return shown if len(shown) <= CANDIDATE_TITLE else shown[: CANDIDATE_TITLE - 1] + "…"
 
 
-def _ambiguous(source: str, what: str, matches: list[Discovered]) -> BadInput:
+def _ambiguous(source: str, what: str, matches: list[Discovered]) -> Ambiguous:
     shown = "; ".join(
         f"{m.harness} {scrub(m.meta_id)}" + (f" ({_candidate_title(m.title)})" if m.title else "")
         for m in matches[:CANDIDATES]
     )
     more = f"; and {len(matches) - CANDIDATES} more" if len(matches) > CANDIDATES else ""
-    return BadInput(
+    return Ambiguous(
         f"`{scrub(source)}` {what} {len(matches)} sessions — be more specific: {shown}{more}"
     )
 
@@ -545,7 +545,7 @@ def find_session(
         if len(by_id) > 1:
             raise _ambiguous(source, "prefixes the ids of", list(by_id.values()))
     where = f" {scope}" if scope else ""
-    raise BadInput(f"no local{where} session matches `{scrub(source)}` (try `txcript list`)")
+    raise NotFound(f"no local{where} session matches `{scrub(source)}` (try `txcript list`)")
 
 
 def load_session(session: Discovered) -> tuple[Harness[Any], Any]:
@@ -651,12 +651,12 @@ def _resolve(
         elsewhere = _held_elsewhere(source, scope) if scope is not None else []
         if elsewhere:
             named = " or ".join(f"--from {h}" for h in elsewhere)
-            raise BadInput(
+            raise NotFound(
                 f"no local {scope} session matches `{scrub(source)}`; a {elsewhere[0]} session "
                 f"has that id (did you mean {named}?)"
             ) from None
         if documents and ("/" in reference or "\\" in reference):
-            raise BadInput(
+            raise NotFound(
                 f"no local session matches `{scrub(reference)}`, and no such file exists"
             ) from None
         raise

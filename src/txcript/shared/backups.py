@@ -46,7 +46,7 @@ from types import FrameType
 from typing import Any
 
 from txcript.diagnostics import warn
-from txcript.errors import BadInput, StoreError
+from txcript.errors import Ambiguous, BadInput, NotFound, StoreError
 from txcript.shared.dirs import data_dir
 from txcript.shared.files import read_regular, regular_files_size, write_atomic
 
@@ -614,9 +614,9 @@ def find(backup_id: str) -> Backup:
     if exact:
         return exact[0]
     if not matches:
-        raise BadInput(f"no backup matches `{backup_id}` (try `txcript restore`)")
+        raise NotFound(f"no backup matches `{backup_id}` (try `txcript restore`)")
     if len(matches) > 1:
-        raise BadInput(f"`{backup_id}` matches {len(matches)} backups — add characters")
+        raise Ambiguous(f"`{backup_id}` matches {len(matches)} backups — add characters")
     return matches[0]
 
 
