@@ -46,6 +46,8 @@ class Session(msgspec.Struct, frozen=True):
     title: str | None
     cwd: str | None
     model: str | None
+    #: The git branch it was recorded on, where the store says.
+    git_branch: str | None
     #: When the session started (timezone-aware).
     created: datetime
     #: When it was last written, where the store says (timezone-aware).
@@ -69,6 +71,12 @@ class Hit(msgspec.Struct, frozen=True):
     #: ``meta``.
     origin: str
     line: str
+    #: Which block of the message's content the line is in (0 for a message of plain text).
+    block: int = 0
+    #: How well the line matches (the session's score is its best lines').
+    score: int = 0
+    #: The ``(start, end)`` character spans of ``line`` that the pattern matched.
+    highlights: tuple[tuple[int, int], ...] = ()
 
 
 class Match(msgspec.Struct, frozen=True):
@@ -113,6 +121,7 @@ def _session(found: Discovered) -> Session:
         title=found.title,
         cwd=found.cwd,
         model=found.model,
+        git_branch=found.git_branch,
         created=found.timestamp,
         updated=found.updated_at,
         parent=found.parent,
@@ -225,9 +234,11 @@ def find(
     harness: str | Sequence[str] | None = None,
     cwd: str | Path | None = None,
     limit: int | None = None,
+    hits_per_session: int = 3,
 ) -> list[Match]:
     """Sessions whose text matches ``pattern`` (fzf syntax, as ``txcript query``), best first,
-    each with its best lines; the search index in the cache dir is brought up to date first."""
+    each with its best ``hits_per_session`` lines; the search index in the cache dir is brought
+    up to date first."""
     from txcript.search import find as search
 
     matches = search(
@@ -235,13 +246,21 @@ def find(
         _names(harness),
         cwd=None if cwd is None else str(cwd),
         limit=20 if limit is None else limit,
+        hits_per_session=hits_per_session,
     )
     return [
         Match(
             _session(match.session),
             match.score,
             tuple(
-                Hit(None if h.message is None else h.message + 1, h.origin, h.line)
+                Hit(
+                    None if h.message is None else h.message + 1,
+                    h.origin,
+                    h.line,
+                    h.block,
+                    h.score,
+                    h.highlights,
+                )
                 for h in match.hits
             ),
         )

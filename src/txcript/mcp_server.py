@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from txcript.shared.timeutil import format_offset
+
+if TYPE_CHECKING:
+    from txcript._library import Session
 
 READ_BUDGET = 100_000
 _SEARCH_LIMIT = 20
@@ -136,11 +139,11 @@ def _decode(kind: type[Any], arguments: dict[str, Any] | None) -> Any:
     return value
 
 
-def summary(session: Any) -> dict[str, Any]:
+def summary(session: Session) -> dict[str, Any]:
     return {
         "harness": session.harness,
-        "id": session.meta_id,
-        "timestamp": format_offset(session.timestamp),
+        "id": session.id,
+        "timestamp": format_offset(session.created),
         "title": session.title,
         "cwd": session.cwd,
         "git_branch": session.git_branch,
@@ -158,9 +161,9 @@ def _harnesses(names: str | list[str] | None) -> tuple[str, ...]:
 
 
 def list_sessions(args: ListArgs) -> dict[str, Any]:
-    from txcript.sessions import discover
+    from txcript import _library
 
-    sessions = discover(_harnesses(args.from_), cwd=args.cwd)
+    sessions = list(_library.list_sessions(_harnesses(args.from_), cwd=args.cwd))
     offset = min(args.offset, len(sessions))
     end = len(sessions) if args.limit is None else offset + args.limit
     return {
@@ -171,10 +174,10 @@ def list_sessions(args: ListArgs) -> dict[str, Any]:
 
 
 def search_sessions(args: SearchArgs) -> dict[str, Any]:
-    from txcript.search import find
+    from txcript import _library
     from txcript.shared.text import excerpt
 
-    matches = find(
+    matches = _library.find(
         args.pattern,
         _harnesses(args.from_),
         cwd=args.cwd,
@@ -188,9 +191,10 @@ def search_sessions(args: SearchArgs) -> dict[str, Any]:
                 "score": m.score,
                 "hits": [
                     {
+                        # (The library numbers messages from 1; a span counts from 0.)
                         "span": {
-                            "start": 0 if h.message is None else h.message,
-                            "end": 0 if h.message is None else h.message + 1,
+                            "start": 0 if h.message is None else h.message - 1,
+                            "end": 0 if h.message is None else h.message,
                         },
                         "block": h.block,
                         "origin": h.origin,
