@@ -63,3 +63,8 @@ def test_the_wrong_harness_for_an_id_names_the_right_one(
         "session has that id (did you mean --from cursor_desktop?)"
     )
     assert run_cli("view", session_id, "--from", "cursor_desktop").code == 0
+    # The short id `list` shows on a terminal gets the same hint.
+    prefix = session_id[:8]
+    assert only_error(run_cli("view", prefix, "--from", "cursor")).endswith(
+        "(did you mean --from cursor_desktop?)"
+    )
