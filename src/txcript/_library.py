@@ -175,8 +175,8 @@ def list_sessions(
     :class:`~txcript.errors.BadInput`."""
     from txcript.sessions import discover
 
-    if limit is not None and limit < 0:
-        raise BadInput(f"limit must be a whole number ≥ 0, not {limit}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise BadInput(f"limit must be a whole number ≥ 0, not {limit!r}")
     found = discover(
         _names(harness),
         cwd=None if cwd is None else str(cwd),

@@ -125,6 +125,10 @@ def test_list_sessions_filters_by_directory_time_and_count(tmp_path: Path) -> No
     assert list(txcript.list_sessions(until="2000-01-01")) == []
     with pytest.raises(txcript.errors.BadInput, match="limit"):
         list(txcript.list_sessions(limit=-1))
+    with pytest.raises(txcript.errors.BadInput, match="limit"):
+        list(txcript.list_sessions(limit="3"))  # type: ignore[arg-type]
+    with pytest.raises(txcript.errors.BadInput, match="`garbage` is not a time"):
+        list(txcript.list_sessions(since="garbage"))
     with pytest.raises(txcript.errors.BadInput, match="unknown harness"):
         list(txcript.list_sessions("claude_kode"))
 
