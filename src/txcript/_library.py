@@ -183,8 +183,9 @@ def list_sessions(
         since=_moment(since, end=False),
         until=_moment(until, end=True),
     )
-    for session in found if limit is None else found[:limit]:
-        yield _session(session)
+    # The stores are read now, not on the first ``next``: a bad argument raises at the call,
+    # and the warnings come inside the caller's ``catch_warnings`` around it.
+    return iter([_session(session) for session in (found if limit is None else found[:limit])])
 
 
 def load(ref: str | Path, harness: str | None = None) -> Transcript:

@@ -124,7 +124,7 @@ def test_list_sessions_filters_by_directory_time_and_count(tmp_path: Path) -> No
     assert {s.id for s in txcript.list_sessions(since="1d")} == {first.id, second.id}
     assert list(txcript.list_sessions(until="2000-01-01")) == []
     with pytest.raises(txcript.errors.BadInput, match="limit"):
-        list(txcript.list_sessions(limit=-1))
+        txcript.list_sessions(limit=-1)  # raised at the call, not when iterated
     with pytest.raises(txcript.errors.BadInput, match="limit"):
         list(txcript.list_sessions(limit="3"))  # type: ignore[arg-type]
     with pytest.raises(txcript.errors.BadInput, match="`garbage` is not a time"):
@@ -141,7 +141,9 @@ def test_list_sessions_warns_through_warnings_and_prints_nothing(
     (project / "0b7e9f0e-6a7c-4d55-9a49-6b1d3f4c2a10.jsonl").write_bytes(b"\xff\xfe not json\n")
 
     with pytest.warns(txcript.TranscriptWarning):
-        list(txcript.list_sessions("claude_code"))
+        listed = txcript.list_sessions("claude_code")
+    # (The warning came at the call, inside the block, not on the first ``next`` after it.)
+    assert list(listed) == []
     assert capsys.readouterr() == ("", "")
 
 
